@@ -1,0 +1,40 @@
+import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Where a command writes. Tests pass buffers; the binary passes the process streams. */
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  /** True when stderr is a terminal (progress bars only then). */
+  readonly errIsTTY: boolean;
+}
+
+export const processIO: CliIO = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  errIsTTY: Boolean(process.stderr.isTTY),
+};
+
+/** A CliIO that records everything, for tests. */
+export function bufferIO(): CliIO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    errIsTTY: false,
+    out(text: string) {
+      io.stdout += text;
+    },
+    err(text: string) {
+      io.stderr += text;
+    },
+  };
+  return io;
+}
+
+/** Write a file so that readers never see it half-written: temp file, then rename. */
+export function writeFileAtomic(path: string, data: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
