@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { CliIO } from './io.js';
+import { registerSimulateCommand } from './simulate.js';
+import { registerTraceCommand } from './trace.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
-  void program;
-  void io;
+  registerSimulateCommand(program, io);
+  registerTraceCommand(program, io);
 }

@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import { runScenario, parseScenario, parseMechanics, type SimResult, type Scenario } from '../sim/index.js';
+import type { CliIO } from './io.js';
+import { floatOption, intOption } from './options.js';
+import { progressBar } from './progress.js';
+import { renderTable } from './table.js';
+import { parseMembership } from './membership-option.js';
+
+interface SimulateFlags {
+  workload: string;
+  agents?: number;
+  arrivalRate?: number;
+  nodes: number;
+  nodeKind: string;
+  split: string;
+  mechanics: string;
+  warmupMin: number;
+  minutes: number;
+  seed: number;
+  timeScale: number;
+  elastic?: string;
+  slices: boolean;
+  json: boolean;
+}
+
+export function registerSimulateCommand(program: Command, io: CliIO): void {
+  program
+    .command('simulate')
+    .description('Serve a workload on the simulated cluster with a fixed split and print the section 3 metrics')
+    .requiredOption('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or a trace file')
+    .option('--agents <n>', 'closed-loop concurrent agents (default: the preset\'s)', intOption('--agents', 1, 100_000))
+    .option('--arrival-rate <per-s>', 'open loop: new agents per second instead of a closed loop', floatOption('--arrival-rate', 1e-9))
+    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
+    .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node (gb300, gb200, h200)', 'gb300')
+    .option('--split <nPmD>', 'prefill/decode split, e.g. 4P5D (must add up to --nodes)', '4P5D')
+    .option('--mechanics <preset[,key=value...]>', 'evolving-infra | sglang-pd | dynamo, optionally with overrides such as fetch=async', 'evolving-infra')
+    .option('--warmup-min <m>', 'minutes of warm-up excluded from scoring', floatOption('--warmup-min', 0), 30)
+    .option('--minutes <m>', 'scored minutes after the warm-up', floatOption('--minutes', 1e-6), 60)
+    .option('--seed <n>', 'seed of every random draw', intOption('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--time-scale <x>', 'trace replays: multiply recorded times (0.5 = twice as fast)', floatOption('--time-scale', 1e-9), 1)
+    .option('--elastic <changes>', 'nodes leaving and joining: "NODE:down@SECONDS,NODE:up@SECONDS,..."')
+    .option('--slices', 'also print the per-minute slices (table output)', false)
+    .option('--json', 'print one JSON object {config, metrics, slices, simSeconds, wallSeconds}', false)
+    .action((flags: SimulateFlags) => {
+      const kinds = flags.nodeKind.split(',').map((s) => s.trim());
+      const scenario = parseScenario({
+        workload: flags.workload,
+        agents: flags.agents,
+        arrivalRate: flags.arrivalRate,
+        nodes: flags.nodes,
+        nodeKinds: kinds.length === 1 ? kinds[0] : kinds,
+        split: flags.split,
+        mechanics: parseMechanics(flags.mechanics),
+        warmupMinutes: flags.warmupMin,
+        minutes: flags.minutes,
+        seed: flags.seed,
+        timeScale: flags.timeScale,
+        membership: flags.elastic ? parseMembership(flags.elastic) : [],
+      });
+      const total = (scenario.warmupMinutes + scenario.minutes) * 60;
+      const bar = progressBar(io, 'simulate', total);
+      const started = Date.now();
+      const result = runScenario(scenario, { onProgress: (t) => bar.update(t, `${(t / 60).toFixed(0)}/${(total / 60).toFixed(0)} sim min`) });
+      bar.finish();
+      const wallSeconds = (Date.now() - started) / 1000;
+      if (flags.json) {
+        io.out(JSON.stringify({ config: scenario, metrics: result.metrics, slices: result.slices, simSeconds: result.simSeconds, wallSeconds }) + '\n');
+      } else {
+        io.out(formatResult(scenario, result, wallSeconds, flags.slices));
+      }
+    });
+}
+
+function formatResult(scenario: Scenario, r: SimResult, wallSeconds: number, withSlices: boolean): string {
+  const m = r.metrics;
+  const mech = scenario.mechanics;
+  const head =
+    `workload ${scenario.workload}${scenario.agents ? ` (${scenario.agents} agents)` : ''}, ${scenario.nodes} nodes, split ${scenario.split} -> ${r.finalSplit}, seed ${scenario.seed}\n` +
+    `mechanics: transition=${mech.transition} pool=${mech.pool} fetch=${mech.fetch} eviction=${mech.eviction} prefill=${mech.prefillRouting} decode=${mech.decodeRouting}\n` +
+    `scored minutes ${scenario.warmupMinutes} to ${scenario.warmupMinutes + scenario.minutes}; ${r.events} events in ${wallSeconds.toFixed(2)} s wall (${(r.simSeconds / Math.max(wallSeconds, 1e-9)).toFixed(0)}x real time)\n\n`;
+  const rows: (string | number)[][] = [
+    ['throughput (req/s)', m.throughput.toFixed(3)],
+    ['TTFT mean / P50 / P95 (s)', `${m.ttft.mean.toFixed(2)} / ${m.ttft.p50.toFixed(2)} / ${m.ttft.p95.toFixed(2)}`],
+    ['E2E mean / P50 / P95 (s)', `${m.e2e.mean.toFixed(2)} / ${m.e2e.p50.toFixed(2)} / ${m.e2e.p95.toFixed(2)}`],
+    ['TPOT mean (ms)', m.tpotMs.toFixed(2)],
+    ['prefill queue wait mean / P50 / P95 (s)', `${m.prefillQueueWait.mean.toFixed(3)} / ${m.prefillQueueWait.p50.toFixed(3)} / ${m.prefillQueueWait.p95.toFixed(3)}`],
+    ['most-loaded / average prefill wait', m.prefillMostLoadedOverAvg.toFixed(2)],
+    ['prefill GPU idle (%)', m.prefillIdlePct.toFixed(1)],
+    ['KV hit rate actual / ideal (%)', `${(m.kvHitRate.actual * 100).toFixed(1)} / ${(m.kvHitRate.ideal * 100).toFixed(1)}`],
+    ['lost KV reuse (%)', m.lostKvReusePct.toFixed(2)],
+    ['uncached prompt tokens per request', m.uncachedTokensPerRequest.toFixed(0)],
+    ['transitions (count, mean s)', `${m.transitions.count}, ${m.transitions.meanSeconds.toFixed(1)}`],
+    ['requests arrived / completed (scored) / in flight', `${m.requestsArrived} / ${m.requestsCompleted} / ${m.requestsInFlight}`],
+  ];
+  let text = head + renderTable(rows, ['metric', 'value']);
+  if (withSlices) {
+    text +=
+      '\n' +
+      renderTable(
+        r.slices.map((s) => [s.start / 60, s.scored ? 'yes' : 'no', s.split, s.throughput.toFixed(2), s.ttftMean.toFixed(2), s.ttftP95.toFixed(2), s.e2eMean.toFixed(2), (s.kvHitRate * 100).toFixed(1)]),
+        ['minute', 'scored', 'split', 'req/s', 'TTFT', 'TTFT P95', 'E2E', 'KV hit %'],
+      );
+  }
+  return text;
+}

@@ -1,0 +1,71 @@
+import type { KvDirectory } from './kv/index.js';
+import type { SliceMetrics, TransitionRecord } from './metrics.js';
+import type { SimNode } from './node.js';
+import type { PolicyCtx } from './policy-hook.js';
+import { BLOCK_TOKENS } from './request-state.js';
+import type { Role } from './split.js';
+import type { MembershipChange } from './membership.js';
+
+export interface CtxInputs {
+  now: number;
+  seed: number;
+  desiredRoles: readonly Role[];
+  nodes: readonly SimNode[];
+  kv: KvDirectory;
+  slices: readonly SliceMetrics[];
+  sliceSeconds: number;
+  model: PolicyCtx['model'];
+  transitions: readonly TransitionRecord[];
+  membership: readonly MembershipChange[];
+  lastRescheduleAt: number | null;
+}
+
+/** Build the policy's ctx: a plain, copyable snapshot of what the data plane sees. */
+export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
+  return {
+    version: 1,
+    now: i.now,
+    seed: i.seed,
+    plan: { roles: [...i.desiredRoles] },
+    nodes: i.nodes.map((n) => ({
+      id: n.id,
+      kind: n.hw.kind,
+      state: n.status,
+      role: n.role,
+      targetRole: n.targetRole,
+      queueLength: n.role === 'P' ? n.prefillQueue.length : n.decode.waiting,
+      running: n.role === 'P' ? n.prefillRunning.length : n.decode.size,
+      kv: {
+        l1Used: i.kv.used(n.id, 1) * BLOCK_TOKENS,
+        l1Capacity: n.hw.l1Blocks * BLOCK_TOKENS,
+        l2Used: i.kv.used(n.id, 2) * BLOCK_TOKENS,
+        l2Capacity: n.hw.l2Blocks * BLOCK_TOKENS,
+      },
+    })),
+    window: {
+      sliceSeconds: i.sliceSeconds,
+      slices: i.slices.map((s) => ({
+        start: s.start,
+        end: s.end,
+        arrivals: s.arrivals,
+        completions: s.completions,
+        meanUncachedTokens: s.meanUncachedTokens,
+        meanCachedTokens: s.meanCachedTokens,
+        meanOutputTokens: s.meanOutputTokens,
+        meanAcceptedPerIter: s.meanAcceptedPerIter,
+        meanPrefillQueue: s.meanPrefillQueue,
+        meanDecodeQueue: s.meanDecodeQueue,
+        ttftP50: s.ttftP50,
+        ttftP95: s.ttftP95,
+        e2eP50: s.e2eP50,
+        e2eP95: s.e2eP95,
+        kvHitRate: s.kvHitRate,
+      })),
+    },
+    model: i.model,
+    transitions: i.transitions.map((t) => (t.end === null ? { node: t.node, from: t.from, to: t.to, start: t.start } : { node: t.node, from: t.from, to: t.to, start: t.start, end: t.end })),
+    membership: i.membership.map((m) => ({ node: m.node, event: m.event, at: m.at })),
+    lastRescheduleAt: i.lastRescheduleAt,
+    limits: { minPrefill: 1, minDecode: 1 },
+  };
+}

@@ -1,0 +1,10 @@
+/** The cluster simulator's public surface (design section 3). */
+export { Simulator, type SimOptions, type SimResult, type PolicyStats } from './simulator.js';
+export { runScenario, parseScenario, openWorkload, ScenarioSchema, type Scenario, type ScenarioInput, type RunOptions } from './scenario.js';
+export { parseMechanics, MechanicsSchema, MECHANICS_PRESETS, type Mechanics, type MechanicsPresetName } from './mechanics.js';
+export { parseSplit, formatSplit, rolesFor, type Role } from './split.js';
+export { plainPolicy, type PolicyHook, type PolicyAnswer, type PolicyCtx } from './policy-hook.js';
+export type { SimMetrics, SliceMetrics, TransitionRecord } from './metrics.js';
+export type { MembershipChange } from './membership.js';
+export type { NodeHardware } from './hardware.js';
+export { buildCluster } from './cluster-setup.js';

@@ -1,0 +1,72 @@
+import type { NodeHardware } from './hardware.js';
+import type { RequestState } from './request-state.js';
+import type { Role } from './split.js';
+import { DecodeBatch } from './perf/decode-batch.js';
+
+export type NodeStatus = 'active' | 'switching' | 'down' | 'restarting';
+
+/** One node's runtime state. The simulator mutates it; routing reads it. */
+export class SimNode {
+  status: NodeStatus = 'active';
+  /** Role now (while switching: the role being left). */
+  role: Role;
+  /** Role being switched to (equals role when not switching). */
+  targetRole: Role;
+  /** Bumped when the node fails, so that its pending events are ignored. */
+  generation = 0;
+  switchStartedAt = -1;
+
+  // prefill side
+  readonly prefillQueue: RequestState[] = [];
+  prefillRunning: RequestState[] = [];
+  prefillBusyUntil = 0;
+  prefillBatchStartedAt = 0;
+  /** Sum of predicted prefill seconds of queued requests (predicted-TTFT routing). */
+  queuedPredictedSeconds = 0;
+  /** Blocks of queued and running prefill requests (dynamo-kv routing's decode-block term). */
+  activeBlocks = 0;
+  /** Seconds of GPU time this node spent computing prefill, and waiting on at-start fetches. */
+  prefillBusySeconds = 0;
+  prefillFetchIdleSeconds = 0;
+
+  // decode side
+  readonly decode: DecodeBatch;
+  readonly decodeRequests = new Map<number, RequestState>();
+  /** Transfers on their way to this node. */
+  inboundTransfers = 0;
+  decodeTimerToken = 0;
+  decodeTimerAt = Infinity;
+
+  constructor(
+    readonly id: number,
+    readonly hw: NodeHardware,
+    role: Role,
+    iterTime: (batchSize: number, meanContextTokens: number) => number,
+  ) {
+    this.role = role;
+    this.targetRole = role;
+    this.decode = new DecodeBatch({ iterTime, tokensPerIteration: hw.tokensPerDecodeIteration, maxBatch: hw.maxDecodeBatch });
+  }
+
+  get up(): boolean {
+    return this.status === 'active' || this.status === 'switching';
+  }
+  /** Can receive new prefill requests. */
+  get acceptsPrefill(): boolean {
+    return this.status === 'active' && this.role === 'P';
+  }
+  get acceptsDecode(): boolean {
+    return this.status === 'active' && this.role === 'D';
+  }
+  /** Outstanding prefill requests: what the load-based routers count. */
+  get prefillLoad(): number {
+    return this.prefillQueue.length + this.prefillRunning.length;
+  }
+  get decodeLoad(): number {
+    return this.decodeRequests.size + this.inboundTransfers;
+  }
+  /** Seconds until the running prefill batch ends, seen from `now`. */
+  remainingBatchSeconds(now: number): number {
+    return this.prefillRunning.length > 0 ? Math.max(0, this.prefillBusyUntil - now) : 0;
+  }
+}

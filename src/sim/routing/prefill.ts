@@ -1,0 +1,93 @@
+import type { PrefillRouting } from '../mechanics.js';
+import type { PrefillPlacement } from './prefix.js';
+import type { RequestState } from '../request-state.js';
+
+/** Router state that persists across requests (sticky sessions). */
+export interface PrefillRouterState {
+  sessionNode: Map<number, number>;
+}
+
+/** SGLang model-gateway cache-aware policy thresholds (issue: absolute 32, relative 1.1, match 0.5). */
+export const CACHE_AFFINITY = { balanceAbsThreshold: 32, balanceRelThreshold: 1.1, matchThreshold: 0.5 } as const;
+
+/**
+ * Penalty per block fetched from a peer, in seconds: the duplicate copy the
+ * fetch leaves in this node's host memory costs capacity, so between two
+ * otherwise equal nodes the one that already holds the prefix wins.
+ */
+export const DUPLICATE_COPY_PENALTY_PER_BLOCK = 2e-5;
+
+/**
+ * Pick the prefill node for a request among placements on every node that
+ * accepts prefill (non-empty). Ties go to the lowest node id, so routing is
+ * deterministic.
+ */
+export function choosePrefill(
+  routing: PrefillRouting,
+  rs: RequestState,
+  placements: readonly PrefillPlacement[],
+  now: number,
+  state: PrefillRouterState,
+): PrefillPlacement {
+  switch (routing) {
+    case 'predicted-ttft':
+      return argMin(placements, (p) => predictedTtft(p, now));
+    case 'cache-affinity':
+      return cacheAffinity(rs, placements);
+    case 'dynamo-kv':
+      return argMin(placements, (p) => rs.req.blocks.length - p.gpuBlocks + p.node.activeBlocks);
+    case 'even-load':
+      return leastLoaded(placements);
+    case 'session': {
+      const sticky = state.sessionNode.get(rs.req.branch);
+      const found = sticky !== undefined ? placements.find((p) => p.node.id === sticky) : undefined;
+      const chosen = found ?? leastLoaded(placements);
+      if (rs.req.branch >= 0) state.sessionNode.set(rs.req.branch, chosen.node.id);
+      return chosen;
+    }
+  }
+}
+
+/**
+ * T_n(w) = remaining time of n's running batch + sum of its queue's predicted
+ * prefill times + this request's, plus the part of the fetch that exceeds the
+ * expected wait, plus the duplicate-copy penalty (design section 3).
+ */
+export function predictedTtft(p: PrefillPlacement, now: number): number {
+  const wait = p.node.remainingBatchSeconds(now) + p.node.queuedPredictedSeconds;
+  const fetchExcess = Math.max(0, p.fetchSeconds - wait);
+  return wait + p.predictedPrefill + fetchExcess + p.fetchedBlocks * DUPLICATE_COPY_PENALTY_PER_BLOCK;
+}
+
+function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[]): PrefillPlacement {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const p of placements) {
+    min = Math.min(min, p.node.prefillLoad);
+    max = Math.max(max, p.node.prefillLoad);
+  }
+  const imbalanced = max - min > CACHE_AFFINITY.balanceAbsThreshold && max > min * CACHE_AFFINITY.balanceRelThreshold;
+  if (imbalanced) return leastLoaded(placements);
+  // The gateway's tree tracks what it sent to each worker, i.e. the node's own cache.
+  const best = argMin(placements, (p) => -(p.hitBlocks - p.fetchedBlocks));
+  const total = rs.req.blocks.length;
+  const matchRate = total > 0 ? (best.hitBlocks - best.fetchedBlocks) / total : 0;
+  return matchRate > CACHE_AFFINITY.matchThreshold ? best : leastLoaded(placements);
+}
+
+function leastLoaded(placements: readonly PrefillPlacement[]): PrefillPlacement {
+  return argMin(placements, (p) => p.node.prefillLoad * 1e6 + p.node.queuedPredictedSeconds);
+}
+
+function argMin<T>(items: readonly T[], score: (item: T) => number): T {
+  let best = items[0]!;
+  let bestScore = score(best);
+  for (let i = 1; i < items.length; i++) {
+    const s = score(items[i]!);
+    if (s < bestScore) {
+      best = items[i]!;
+      bestScore = s;
+    }
+  }
+  return best;
+}

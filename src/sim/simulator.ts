@@ -1,0 +1,598 @@
+import { Rng } from '../common/rng.js';
+import { SimulationInvariantError } from '../common/errors.js';
+import type { SimRequest, WorkloadEvent, WorkloadSource } from '../workload/types.js';
+import { EventQueue } from './event-queue.js';
+import type { NodeHardware } from './hardware.js';
+import { KvDirectory } from './kv/index.js';
+import type { Mechanics } from './mechanics.js';
+import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
+import { SimNode } from './node.js';
+import type { PolicyCtx, PolicyHook } from './policy-hook.js';
+import { BLOCK_TOKENS, RequestState } from './request-state.js';
+import { chooseDecode, type DecodeRouterState } from './routing/decode.js';
+import { choosePrefill, type PrefillRouterState } from './routing/prefill.js';
+import { placementOn } from './routing/prefix.js';
+import { formatSplit, type Role } from './split.js';
+import { buildPolicyCtx } from './cluster-view.js';
+import type { MembershipChange } from './membership.js';
+
+export interface SimOptions {
+  /** One entry per node. */
+  hardware: readonly NodeHardware[];
+  /** Initial role of every node. */
+  roles: readonly Role[];
+  mechanics: Mechanics;
+  source: WorkloadSource;
+  seed: number;
+  warmupSeconds: number;
+  scoredSeconds: number;
+  sliceSeconds?: number;
+  monitorStepSeconds?: number;
+  /** Slices of the planning window handed to a policy (10 x 60 s = 600 s). */
+  windowSlices?: number;
+  membership?: readonly MembershipChange[];
+  policy?: PolicyHook;
+  /** ctx.model: the engine's coefficients per node kind, as policies see them. */
+  policyModel?: PolicyCtx['model'];
+  onProgress?: (simSeconds: number) => void;
+}
+
+export interface PolicyStats {
+  calls: number;
+  reschedules: number;
+  plansApplied: number;
+  failures: { kind: string; count: number; firstMessage: string }[];
+  cpuSeconds: number;
+  /** Seconds between a schedule decision and its plan taking effect, summed. */
+  delaySeconds: number;
+  nodesSwitched: number;
+}
+
+export interface SimResult {
+  metrics: SimMetrics;
+  slices: SliceMetrics[];
+  transitions: TransitionRecord[];
+  splitTimeline: { at: number; split: string }[];
+  finalSplit: string;
+  policy: PolicyStats;
+  simSeconds: number;
+  events: number;
+  kv: ReturnType<KvDirectory['stats']>;
+}
+
+type SimEvent =
+  | { type: 'membership'; at: number; rank: 0; seq: number; change: MembershipChange }
+  | { type: 'decode'; at: number; rank: 1; seq: number; node: number; token: number }
+  | { type: 'prefill-done'; at: number; rank: 2; seq: number; node: number; generation: number }
+  | { type: 'fetch-done'; at: number; rank: 3; seq: number; node: number; generation: number }
+  | { type: 'transfer-done'; at: number; rank: 4; seq: number; node: number; rs: RequestState }
+  | { type: 'restart-done'; at: number; rank: 5; seq: number; node: number; generation: number }
+  | { type: 'workload'; at: number; rank: 6; seq: number; event: WorkloadEvent }
+  | { type: 'plan'; at: number; rank: 7; seq: number; roles: Role[] }
+  | { type: 'monitor'; at: number; rank: 8; seq: number };
+
+/**
+ * The discrete-event cluster simulator (design section 3). Every handler is a
+ * state transition on the cluster: it mutates the state it owns and schedules
+ * the follow-up events, never reads a clock or Math.random, so the same seed
+ * and inputs give the same run.
+ */
+export class Simulator {
+  private readonly queue = new EventQueue<SimEvent>();
+  private readonly nodes: SimNode[];
+  private readonly kv: KvDirectory;
+  private readonly rng: Rng;
+  private readonly metrics: MetricsRecorder;
+  private readonly requests = new Map<number, RequestState>();
+  private readonly pendingPrefill: RequestState[] = [];
+  private readonly pendingDecode: RequestState[] = [];
+  private readonly prefillRouter: PrefillRouterState = { sessionNode: new Map() };
+  private readonly decodeRouter: DecodeRouterState = { nextRoundRobin: 0 };
+  private readonly endSeconds: number;
+  private readonly monitorStep: number;
+  private desiredRoles: Role[];
+  private readonly membershipLog: MembershipChange[] = [];
+  private lastRescheduleAt: number | null = null;
+  private now = 0;
+  private events = 0;
+  private prefillNodeSeconds = 0;
+  private prefillComputeSeconds = 0;
+  private readonly policyStats: PolicyStats = { calls: 0, reschedules: 0, plansApplied: 0, failures: [], cpuSeconds: 0, delaySeconds: 0, nodesSwitched: 0 };
+
+  constructor(private readonly opts: SimOptions) {
+    if (opts.hardware.length !== opts.roles.length) throw new SimulationInvariantError('one hardware entry per node is required');
+    if (opts.hardware.length > 31) throw new SimulationInvariantError('at most 31 nodes are supported');
+    this.rng = Rng.derive(opts.seed, 'sim');
+    this.endSeconds = opts.warmupSeconds + opts.scoredSeconds;
+    this.monitorStep = opts.monitorStepSeconds ?? 5;
+    this.desiredRoles = [...opts.roles];
+    this.nodes = opts.hardware.map((hw, id) => {
+      // Decode noise is drawn once per batch epoch: between two batch changes the iteration time is constant.
+      return new SimNode(id, hw, opts.roles[id]!, (b, ctx) => hw.truth.decodeTime(b, ctx));
+    });
+    this.kv = new KvDirectory({
+      nodeCount: this.nodes.length,
+      l1CapacityBlocks: opts.hardware.map((h) => h.l1Blocks),
+      l2CapacityBlocks: opts.hardware.map((h) => h.l2Blocks),
+      eviction: opts.mechanics.eviction,
+    });
+    this.metrics = new MetricsRecorder(opts.warmupSeconds, this.endSeconds, opts.sliceSeconds ?? 60, opts.hardware[0]!.tokensPerDecodeIteration);
+  }
+
+  run(): SimResult {
+    const { opts } = this;
+    this.metrics.split(0, this.currentSplit());
+    for (const ev of opts.source.start()) this.scheduleWorkload(ev);
+    for (const change of opts.membership ?? []) this.push({ type: 'membership', at: change.at, rank: 0, seq: 0, change });
+    this.push({ type: 'monitor', at: 0, rank: 8, seq: 0 });
+    let nextProgress = 0;
+    for (;;) {
+      const ev = this.queue.pop();
+      if (!ev || ev.at > this.endSeconds) break;
+      this.now = ev.at;
+      this.events++;
+      this.dispatch(ev);
+      if (opts.onProgress && this.now >= nextProgress) {
+        opts.onProgress(this.now);
+        nextProgress = this.now + 60;
+      }
+    }
+    this.now = this.endSeconds;
+    this.checkConservation();
+    const idle = this.prefillNodeSeconds > 0 ? 100 * (1 - Math.min(1, this.prefillComputeSeconds / this.prefillNodeSeconds)) : 0;
+    return {
+      metrics: this.metrics.finalize(this.requests.size, idle),
+      slices: this.metrics.allSlices(),
+      transitions: this.metrics.transitions,
+      splitTimeline: this.metrics.splitTimeline,
+      finalSplit: this.currentSplit(),
+      policy: this.policyStats,
+      simSeconds: this.endSeconds,
+      events: this.events,
+      kv: this.kv.stats(),
+    };
+  }
+
+  private push(ev: SimEvent): void {
+    this.queue.push(ev);
+  }
+
+  private dispatch(ev: SimEvent): void {
+    switch (ev.type) {
+      case 'workload':
+        return this.onWorkload(ev.event);
+      case 'prefill-done':
+        if (ev.generation === this.nodes[ev.node]!.generation) this.onPrefillDone(this.nodes[ev.node]!);
+        return;
+      case 'fetch-done':
+        if (ev.generation === this.nodes[ev.node]!.generation) this.tryStartPrefill(this.nodes[ev.node]!);
+        return;
+      case 'transfer-done':
+        return this.onTransferDone(this.nodes[ev.node]!, ev.rs);
+      case 'decode':
+        if (ev.token === this.nodes[ev.node]!.decodeTimerToken) this.onDecodeStep(this.nodes[ev.node]!);
+        return;
+      case 'restart-done':
+        if (ev.generation === this.nodes[ev.node]!.generation) this.finishRestart(this.nodes[ev.node]!);
+        return;
+      case 'membership':
+        return ev.change.event === 'down' ? this.nodeDown(this.nodes[ev.change.node]!, ev.change) : this.nodeUp(this.nodes[ev.change.node]!, ev.change);
+      case 'plan':
+        return this.applyPlan(ev.roles);
+      case 'monitor':
+        return this.onMonitor();
+    }
+  }
+
+  // ---- workload ---------------------------------------------------------
+
+  private scheduleWorkload(event: WorkloadEvent): void {
+    this.push({ type: 'workload', at: Math.max(event.at, this.now), rank: 6, seq: 0, event });
+  }
+
+  private onWorkload(event: WorkloadEvent): void {
+    switch (event.kind) {
+      case 'request': {
+        const rs = new RequestState(event.request, this.now);
+        this.requests.set(event.request.id, rs);
+        this.metrics.arrival(this.now);
+        this.routePrefill(rs);
+        return;
+      }
+      case 'branch-end':
+        this.kv.endBranch(event.branch);
+        return;
+      case 'wake':
+        for (const ev of this.opts.source.onWake(event.token, this.now)) this.scheduleWorkload(ev);
+        return;
+    }
+  }
+
+  // ---- prefill ----------------------------------------------------------
+
+  private routePrefill(rs: RequestState): void {
+    const candidates = this.nodes.filter((n) => n.acceptsPrefill);
+    if (candidates.length === 0) {
+      rs.phase = 'pending-prefill';
+      this.pendingPrefill.push(rs);
+      return;
+    }
+    const match = this.kv.match(rs.req.blocks);
+    const shared = this.opts.mechanics.pool === 'shared';
+    const placements = candidates.map((n) => placementOn(n, rs, match, shared));
+    const chosen = choosePrefill(this.opts.mechanics.prefillRouting, rs, placements, this.now, this.prefillRouter);
+    const node = chosen.node;
+    rs.phase = 'prefill-queue';
+    rs.prefillNode = node.id;
+    rs.enqueuedAt = this.now;
+    rs.hitBlocks = chosen.hitBlocks;
+    rs.gpuBlocks = chosen.gpuBlocks;
+    rs.restoredBlocks = chosen.restoredBlocks;
+    rs.fetchedBlocks = chosen.fetchedBlocks;
+    rs.idealBlocks = match.ideal;
+    rs.fetchSeconds = chosen.fetchSeconds;
+    rs.predictedPrefill = chosen.predictedPrefill;
+    node.prefillQueue.push(rs);
+    node.queuedPredictedSeconds += rs.predictedPrefill;
+    node.activeBlocks += rs.req.blocks.length;
+    if (this.opts.mechanics.fetch === 'async' && rs.fetchSeconds > 0) {
+      // The fetch runs while the request waits in the queue.
+      rs.fetchReadyAt = this.now + rs.fetchSeconds;
+      this.push({ type: 'fetch-done', at: rs.fetchReadyAt, rank: 3, seq: 0, node: node.id, generation: node.generation });
+    } else {
+      rs.fetchReadyAt = this.now;
+    }
+    this.tryStartPrefill(node);
+  }
+
+  /** Start the next prefill iteration on an idle prefill node: queued requests whose fetch is done, FIFO, up to the token budget. */
+  private tryStartPrefill(node: SimNode): void {
+    if (node.prefillRunning.length > 0 || node.role !== 'P' || node.status !== 'active') return;
+    const atStart = this.opts.mechanics.fetch === 'at-start';
+    const batch: RequestState[] = [];
+    let budget = node.hw.maxPrefillBatchTokens;
+    for (let i = 0; i < node.prefillQueue.length; ) {
+      const rs = node.prefillQueue[i]!;
+      const ready = atStart || rs.fetchReadyAt <= this.now;
+      const fits = batch.length === 0 || rs.uncachedTokens <= budget;
+      if (ready && fits) {
+        batch.push(rs);
+        budget -= rs.uncachedTokens;
+        node.prefillQueue.splice(i, 1);
+        if (budget <= 0) break;
+      } else {
+        i++;
+      }
+    }
+    if (batch.length === 0) return;
+    let fetchWait = 0;
+    for (const rs of batch) {
+      node.queuedPredictedSeconds -= rs.predictedPrefill;
+      rs.phase = 'prefill-run';
+      rs.prefillStart = this.now;
+      if (atStart) fetchWait = Math.max(fetchWait, rs.fetchSeconds);
+    }
+    if (node.prefillQueue.length === 0) node.queuedPredictedSeconds = 0;
+    const compute = node.hw.truth.prefillTime(
+      batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) })),
+    );
+    node.prefillRunning = batch;
+    node.prefillBatchStartedAt = this.now;
+    node.prefillBusyUntil = this.now + fetchWait + compute;
+    if (this.now >= this.opts.warmupSeconds && this.now < this.endSeconds) this.prefillComputeSeconds += compute;
+    this.push({ type: 'prefill-done', at: node.prefillBusyUntil, rank: 2, seq: 0, node: node.id, generation: node.generation });
+  }
+
+  private onPrefillDone(node: SimNode): void {
+    const batch = node.prefillRunning;
+    node.prefillRunning = [];
+    for (const rs of batch) {
+      node.activeBlocks -= rs.req.blocks.length;
+      this.kv.admitPrefill(node.id, rs.req.branch, rs.req.blocks, this.now);
+      if (rs.firstTokenAt < 0) rs.firstTokenAt = this.now;
+      if (rs.req.outputTokens <= 1) this.complete(rs, node);
+      else this.routeDecode(rs, node);
+    }
+    if (node.status === 'switching') this.maybeFinishSwitch(node);
+    else this.tryStartPrefill(node);
+  }
+
+  // ---- decode -----------------------------------------------------------
+
+  private routeDecode(rs: RequestState, from: SimNode): void {
+    const candidates = this.nodes.filter((n) => n.acceptsDecode);
+    if (candidates.length === 0) {
+      rs.phase = 'pending-decode';
+      this.pendingDecode.push(rs);
+      return;
+    }
+    const target = chooseDecode(this.opts.mechanics.decodeRouting, candidates, this.decodeRouter);
+    rs.phase = 'transfer';
+    rs.decodeNode = target.id;
+    target.inboundTransfers++;
+    const seconds = target.id === from.id ? 0 : from.hw.transferSeconds(rs.req.inputTokens);
+    this.push({ type: 'transfer-done', at: this.now + seconds, rank: 4, seq: 0, node: target.id, rs });
+  }
+
+  private onTransferDone(node: SimNode, rs: RequestState): void {
+    node.inboundTransfers--;
+    if (rs.phase !== 'transfer') return; // the request was restarted meanwhile
+    if (!node.acceptsDecode) {
+      // The node failed or started switching while the KV was in flight: send it elsewhere.
+      this.routeDecode(rs, node);
+      if (node.status === 'switching') this.maybeFinishSwitch(node);
+      return;
+    }
+    rs.phase = 'decode';
+    rs.decodeStart = this.now;
+    this.kv.admitDecode(node.id, rs.req.branch, rs.req.blocks, this.now);
+    node.decodeRequests.set(rs.req.id, rs);
+    node.decode.join(this.now, rs.req.id, rs.req.outputTokens - 1, rs.contextTokens);
+    this.armDecodeTimer(node);
+  }
+
+  private armDecodeTimer(node: SimNode): void {
+    const at = node.decode.nextEventTime();
+    if (at === node.decodeTimerAt) return;
+    node.decodeTimerToken++;
+    node.decodeTimerAt = at;
+    if (Number.isFinite(at)) this.push({ type: 'decode', at: Math.max(at, this.now), rank: 1, seq: 0, node: node.id, token: node.decodeTimerToken });
+  }
+
+  private onDecodeStep(node: SimNode): void {
+    node.decodeTimerAt = Infinity;
+    for (const { id } of node.decode.advance(this.now)) {
+      const rs = node.decodeRequests.get(id)!;
+      node.decodeRequests.delete(id);
+      this.complete(rs, node);
+    }
+    this.armDecodeTimer(node);
+    if (node.status === 'switching') this.maybeFinishSwitch(node);
+  }
+
+  private complete(rs: RequestState, node: SimNode): void {
+    rs.phase = 'done';
+    rs.finishedAt = this.now;
+    if (rs.req.producedBlocks.length > 0) this.kv.addProduced(node.id, rs.req.branch, rs.req.producedBlocks, this.now);
+    this.requests.delete(rs.req.id);
+    this.metrics.completion(rs, this.now);
+    for (const ev of this.opts.source.onComplete(rs.req.id, this.now)) this.scheduleWorkload(ev);
+  }
+
+  // ---- plans and role transitions ----------------------------------------
+
+  private currentSplit(): string {
+    return formatSplit(this.nodes.filter((n) => n.up).map((n) => n.targetRole));
+  }
+
+  private applyPlan(roles: Role[]): void {
+    if (!this.planIsServable(roles)) {
+      this.recordFailure('invalid-plan', 'plan leaves no prefill or no decode node among the nodes that are up');
+      return;
+    }
+    this.policyStats.plansApplied++;
+    this.desiredRoles = [...roles];
+    this.reconcile();
+  }
+
+  private planIsServable(roles: readonly Role[]): boolean {
+    if (roles.length !== this.nodes.length) return false;
+    const up = this.nodes.filter((n) => n.status !== 'down');
+    return up.some((n) => roles[n.id] === 'P') && up.some((n) => roles[n.id] === 'D');
+  }
+
+  /** Start a switch on every serving node whose role differs from the desired one. */
+  private reconcile(): void {
+    for (const node of this.nodes) {
+      if (node.status === 'active' && node.role !== this.desiredRoles[node.id]) this.startSwitch(node, this.desiredRoles[node.id]!);
+    }
+    this.metrics.split(this.now, this.currentSplit());
+  }
+
+  private startSwitch(node: SimNode, to: Role): void {
+    node.status = 'switching';
+    node.targetRole = to;
+    node.switchStartedAt = this.now;
+    this.policyStats.nodesSwitched++;
+    this.metrics.transitions.push({ node: node.id, from: node.role, to, start: this.now, end: null, kind: this.opts.mechanics.transition });
+    // Pending (queued) requests move to nodes of the same phase; running ones finish in place.
+    if (node.role === 'P') {
+      const moved = node.prefillQueue.splice(0);
+      node.queuedPredictedSeconds = 0;
+      for (const rs of moved) {
+        node.activeBlocks -= rs.req.blocks.length;
+        this.routePrefill(rs);
+      }
+    } else {
+      for (const id of node.decode.takeWaiting()) {
+        const rs = node.decodeRequests.get(id)!;
+        node.decodeRequests.delete(id);
+        this.routeDecode(rs, node);
+      }
+      this.armDecodeTimer(node);
+    }
+    this.maybeFinishSwitch(node);
+  }
+
+  private maybeFinishSwitch(node: SimNode): void {
+    if (node.status !== 'switching') return;
+    const drained = node.role === 'P' ? node.prefillRunning.length === 0 : node.decode.size === 0 && node.inboundTransfers === 0;
+    if (!drained) return;
+    if (this.opts.mechanics.transition === 'restart') {
+      node.status = 'restarting';
+      this.kv.clearNode(node.id);
+      const seconds = node.hw.restartSeconds(this.rng.next());
+      this.push({ type: 'restart-done', at: this.now + seconds, rank: 5, seq: 0, node: node.id, generation: node.generation });
+      return;
+    }
+    if (node.role === 'D') this.kv.clearGpu(node.id); // D->P empties KV; P->D keeps it
+    this.finishTransition(node);
+  }
+
+  private finishRestart(node: SimNode): void {
+    this.finishTransition(node);
+  }
+
+  private finishTransition(node: SimNode): void {
+    node.role = node.targetRole;
+    node.status = 'active';
+    const rec = findLast(this.metrics.transitions, (t) => t.node === node.id && t.end === null);
+    if (rec) rec.end = this.now;
+    this.afterCapacityChange();
+  }
+
+  /** A node became able to serve: drain the cluster-level queues, then re-check the plan. */
+  private afterCapacityChange(): void {
+    if (this.pendingPrefill.length && this.nodes.some((n) => n.acceptsPrefill)) {
+      for (const rs of this.pendingPrefill.splice(0)) this.routePrefill(rs);
+    }
+    if (this.pendingDecode.length && this.nodes.some((n) => n.acceptsDecode)) {
+      for (const rs of this.pendingDecode.splice(0)) this.routeDecode(rs, this.nodes[rs.prefillNode]!);
+    }
+    this.reconcile();
+    for (const n of this.nodes) this.tryStartPrefill(n);
+  }
+
+  // ---- membership (elastic scenarios) --------------------------------------
+
+  private nodeDown(node: SimNode, change: MembershipChange): void {
+    if (node.status === 'down') return;
+    this.membershipLog.push(change);
+    const wasSwitching = node.status === 'switching' || node.status === 'restarting';
+    node.status = 'down';
+    node.generation++;
+    node.decodeTimerToken++;
+    node.decodeTimerAt = Infinity;
+    if (wasSwitching) {
+      const rec = findLast(this.metrics.transitions, (t) => t.node === node.id && t.end === null);
+      if (rec) rec.end = this.now;
+    }
+    // Everything on the node restarts from scratch elsewhere: its KV is gone.
+    const lost: RequestState[] = [...node.prefillRunning, ...node.prefillQueue, ...node.decodeRequests.values()];
+    node.prefillRunning = [];
+    node.prefillQueue.length = 0;
+    node.queuedPredictedSeconds = 0;
+    node.activeBlocks = 0;
+    node.decodeRequests.clear();
+    node.decode.clear();
+    this.kv.clearNode(node.id);
+    node.role = node.targetRole;
+    this.keepBothPhases();
+    for (const rs of lost) {
+      rs.restarts++;
+      this.routePrefill(rs);
+    }
+    this.metrics.split(this.now, this.currentSplit());
+  }
+
+  private nodeUp(node: SimNode, change: MembershipChange): void {
+    if (node.status !== 'down') return;
+    this.membershipLog.push(change);
+    node.status = 'active';
+    node.role = node.targetRole = this.desiredRoles[node.id]!;
+    this.afterCapacityChange();
+  }
+
+  /**
+   * A failure must not leave a phase without any node: the data plane then
+   * flips the least-loaded node of the other phase, whatever the policy says,
+   * so that no request waits forever.
+   */
+  private keepBothPhases(): void {
+    for (const phase of ['P', 'D'] as const) {
+      const up = this.nodes.filter((n) => n.status !== 'down');
+      if (up.length < 2 || up.some((n) => this.desiredRoles[n.id] === phase)) continue;
+      const donor = up.reduce((a, b) => (load(b) < load(a) ? b : a));
+      this.desiredRoles[donor.id] = phase;
+    }
+    this.reconcile();
+  }
+
+  // ---- monitoring and the policy ------------------------------------------
+
+  private onMonitor(): void {
+    const t = this.now;
+    let pq = 0;
+    let dq = 0;
+    let pNodes = 0;
+    for (const n of this.nodes) {
+      if (n.acceptsPrefill) {
+        pNodes++;
+        pq += n.prefillQueue.length;
+      }
+      if (n.role === 'D' && n.up) dq += n.decode.waiting + n.decode.size;
+    }
+    pq += this.pendingPrefill.length;
+    dq += this.pendingDecode.length;
+    this.metrics.queues(t, pq, dq);
+    if (t >= this.opts.warmupSeconds && t < this.endSeconds) this.prefillNodeSeconds += pNodes * this.monitorStep;
+    if (this.opts.policy) this.consultPolicy(this.opts.policy);
+    this.push({ type: 'monitor', at: t + this.monitorStep, rank: 8, seq: 0 });
+  }
+
+  private consultPolicy(policy: PolicyHook): void {
+    const ctx = this.buildCtx();
+    this.policyStats.calls++;
+    const should = policy.shouldReschedule(ctx);
+    this.policyStats.cpuSeconds += should.cpuSeconds;
+    if (!should.ok) return this.recordFailure(should.failure.kind, should.failure.message);
+    if (!should.value) return;
+    const plan = policy.schedule(ctx);
+    this.policyStats.cpuSeconds += plan.cpuSeconds;
+    this.policyStats.reschedules++;
+    this.lastRescheduleAt = this.now;
+    this.membershipLog.length = 0;
+    if (!plan.ok) return this.recordFailure(plan.failure.kind, plan.failure.message);
+    // The plan takes effect once the policy has finished computing it: serving goes on under the old plan meanwhile.
+    const delay = should.cpuSeconds + plan.cpuSeconds;
+    this.policyStats.delaySeconds += delay;
+    this.push({ type: 'plan', at: this.now + delay, rank: 7, seq: 0, roles: [...plan.value.roles] });
+  }
+
+  private recordFailure(kind: string, message: string): void {
+    const f = this.policyStats.failures.find((x) => x.kind === kind);
+    if (f) f.count++;
+    else this.policyStats.failures.push({ kind, count: 1, firstMessage: message });
+  }
+
+  buildCtx(): PolicyCtx {
+    return buildPolicyCtx({
+      now: this.now,
+      seed: this.opts.seed,
+      desiredRoles: this.desiredRoles,
+      nodes: this.nodes,
+      kv: this.kv,
+      slices: this.metrics.recentSlices(this.now, this.opts.windowSlices ?? 10),
+      sliceSeconds: this.opts.sliceSeconds ?? 60,
+      model: this.opts.policyModel ?? { byKind: {} },
+      transitions: this.metrics.transitions.slice(-20),
+      membership: this.membershipLog,
+      lastRescheduleAt: this.lastRescheduleAt,
+    });
+  }
+
+  // ---- invariants ----------------------------------------------------------
+
+  /** Every request that arrived is completed or still somewhere in the cluster. */
+  private checkConservation(): void {
+    let located = this.pendingPrefill.length + this.pendingDecode.length;
+    for (const n of this.nodes) located += n.prefillQueue.length + n.prefillRunning.length + n.decodeRequests.size;
+    for (const rs of this.requests.values()) if (rs.phase === 'transfer') located++;
+    if (located !== this.requests.size || this.metrics.arrived !== this.metrics.completed + this.requests.size) {
+      throw new SimulationInvariantError(
+        `request conservation broken: arrived ${this.metrics.arrived}, completed ${this.metrics.completed}, in flight ${this.requests.size}, located ${located}`,
+      );
+    }
+  }
+}
+
+function load(n: SimNode): number {
+  return n.prefillLoad + n.decodeLoad;
+}
+
+function findLast<T>(items: T[], pred: (item: T) => boolean): T | undefined {
+  for (let i = items.length - 1; i >= 0; i--) if (pred(items[i]!)) return items[i];
+  return undefined;
+}
+
+export type { SimRequest };
