@@ -1,0 +1,215 @@
+import { SimulationInvariantError } from '../common/errors.js';
+import { Rng } from '../common/rng.js';
+import { appendTokens, copyContext, type BlockIdCursor, type BlockIdPool, type Context } from './blocks.js';
+import { sample, sampleInt, type Dist } from './dist.js';
+import type { AgentKind } from './preset-schema.js';
+import type { SharedPrefixes } from './shared-prefixes.js';
+import type { SimRequest, WorkloadEvent } from './types.js';
+
+/**
+ * Sees every harness decision with its dependencies, which the simulator's
+ * events do not carry; trace recording listens here.
+ */
+export interface HarnessObserver {
+  /** `replaces`: the agent whose end started this one (closed loop). */
+  agent(agent: number, branch: number, kind: string, t: number, replaces?: number): void;
+  branch(type: 'fork' | 'subagent', branch: number, parent: number, agent: number, t: number): void;
+  /** `after`: requests whose completion released this one; `wait`: seconds after the last of them. */
+  request(request: SimRequest, t: number, after: readonly number[], wait: number): void;
+  compact(branch: number, version: number, t: number): void;
+  end(branch: number, lastRequest: number, t: number): void;
+}
+
+interface Agent {
+  id: number;
+  kindName: string;
+  kind: AgentKind;
+  /** Branches not yet ended; the agent is done at 0. */
+  live: number;
+}
+
+interface Branch {
+  id: number;
+  agent: Agent;
+  role: 'root' | 'fork' | 'subagent';
+  parent: Branch | null;
+  /** Per-branch stream, so that a branch's choices do not depend on how other branches interleave. */
+  rng: Rng;
+  ids: BlockIdCursor;
+  ctx: Context;
+  version: number;
+  callsLeft: number;
+  compactAt: number;
+  /** The call in flight is the compaction call. */
+  compacting: boolean;
+  lastRequest: number;
+  /** Sub-agents still running; the branch is parked while > 0. */
+  waitingOn: number;
+  /** Last requests of finished sub-agents: the parent's resume call waits for them. */
+  subAfter: number[];
+  /** Sub-agent only: tokens its result adds to the parent's context. */
+  resultTokens: number;
+  children: number;
+  path: string;
+}
+
+/**
+ * The agent harness: trees of branches issuing calls one after another,
+ * waiting on tools, forking, launching sub-agents, compacting. Knows nothing
+ * of loops or arrival processes; `onAgentDone` tells the owner an agent ended.
+ */
+export class Harness {
+  private readonly inflight = new Map<number, Branch>();
+  private nextRequest = 0;
+  private nextBranch = 0;
+  private nextAgent = 0;
+
+  constructor(
+    private readonly seed: number,
+    private readonly kinds: Record<string, AgentKind>,
+    private readonly pool: BlockIdPool,
+    private readonly prefixes: SharedPrefixes,
+    private readonly onAgentDone: (agent: number, now: number, out: WorkloadEvent[]) => void,
+    private readonly observer?: HarnessObserver,
+  ) {}
+
+  /** Number the next agent will get (for choosing its kind before it starts). */
+  get upcomingAgent(): number {
+    return this.nextAgent;
+  }
+
+  /** Start an agent whose first call arrives at `at`; `replaces` is the agent it takes the place of. */
+  startAgent(kindName: string, at: number, out: WorkloadEvent[], replaces?: number): void {
+    const kind = this.kinds[kindName];
+    if (!kind) throw new SimulationInvariantError(`unknown agent kind ${kindName}`);
+    const agent: Agent = { id: this.nextAgent++, kindName, kind, live: 0 };
+    const root = this.newBranch(agent, 'root', null, copyContext(this.prefixes.agentBase(kindName, kind)), kind.calls);
+    this.observer?.agent(agent.id, root.id, kindName, at, replaces);
+    appendTokens(root.ctx, sampleInt(root.rng, kind.agentPromptTokens), root.ids);
+    this.call(root, at, [], 0, out);
+  }
+
+  onComplete(requestId: number, now: number, out: WorkloadEvent[]): void {
+    const b = this.inflight.get(requestId);
+    if (!b) throw new SimulationInvariantError(`completion of unknown or finished request ${requestId}`);
+    this.inflight.delete(requestId);
+    const kind = b.agent.kind;
+    const compacted = b.compacting;
+    if (compacted) this.compact(b, now);
+    if (b.callsLeft === 0) return this.endBranch(b, now, out);
+    if (!compacted) {
+      if (b.role === 'root' && kind.subagents && b.rng.chance(kind.subagents.probability)) return this.launchSubagents(b, now, out);
+      if (b.role !== 'fork' && kind.forks && b.rng.chance(kind.forks.probability)) this.fork(b, now, out);
+      appendTokens(b.ctx, sampleInt(b.rng, kind.toolResultTokens), b.ids);
+    }
+    this.next(b, now, [requestId], out, !compacted);
+  }
+
+  private newBranch(agent: Agent, role: Branch['role'], parent: Branch | null, ctx: Context, calls: Dist): Branch {
+    const path = parent ? `${parent.path}.${parent.children++}` : 'r';
+    const rng = Rng.derive(this.seed, `a${agent.id}/${path}`);
+    const c = agent.kind.compaction;
+    agent.live++;
+    return {
+      id: this.nextBranch++,
+      agent,
+      role,
+      parent,
+      rng,
+      ids: this.pool.cursor(),
+      ctx,
+      version: 0,
+      callsLeft: sampleInt(rng, calls, 1),
+      compactAt: c ? sampleInt(rng, c.atTokens, 1) : Infinity,
+      compacting: false,
+      lastRequest: -1,
+      waitingOn: 0,
+      subAfter: [],
+      resultTokens: 0,
+      children: 0,
+      path,
+    };
+  }
+
+  /** The branch's next call after a tool pause; it compacts first when the context is over its threshold. */
+  private next(b: Branch, now: number, after: number[], out: WorkloadEvent[], mayCompact = true): void {
+    if (mayCompact && b.ctx.tokens >= b.compactAt) b.compacting = true;
+    const wait = sample(b.rng, b.agent.kind.pauseSeconds);
+    this.call(b, now + wait, after, wait, out);
+  }
+
+  private call(b: Branch, at: number, after: number[], wait: number, out: WorkloadEvent[]): void {
+    const kind = b.agent.kind;
+    const input = b.ctx.tokens;
+    const prefix = b.ctx.blocks.length;
+    const blocks = b.ctx.blocks.slice();
+    const output = b.compacting ? sampleInt(b.rng, kind.compaction!.summaryTokens, 1) : sampleInt(b.rng, kind.outputTokens, 1);
+    appendTokens(b.ctx, output, b.ids);
+    const request: SimRequest = {
+      id: this.nextRequest++,
+      agent: b.agent.id,
+      branch: b.id,
+      version: b.version,
+      inputTokens: input,
+      outputTokens: output,
+      blocks,
+      producedBlocks: b.ctx.blocks.slice(prefix),
+    };
+    b.callsLeft--;
+    b.lastRequest = request.id;
+    this.inflight.set(request.id, b);
+    this.observer?.request(request, at, after, wait);
+    out.push({ kind: 'request', at, request });
+  }
+
+  /** New context: the shared system prompt plus the summary; every other block is dropped. */
+  private compact(b: Branch, now: number): void {
+    const c = b.agent.kind.compaction!;
+    b.compacting = false;
+    b.version++;
+    b.ctx = copyContext(this.prefixes.system(b.agent.kindName, b.agent.kind));
+    appendTokens(b.ctx, sampleInt(b.rng, c.keptTokens), b.ids);
+    b.compactAt = sampleInt(b.rng, c.atTokens, 1);
+    this.observer?.compact(b.id, b.version, now);
+  }
+
+  /** A side branch on the same context, running beside its parent. */
+  private fork(b: Branch, now: number, out: WorkloadEvent[]): void {
+    const f = b.agent.kind.forks!;
+    const child = this.newBranch(b.agent, 'fork', b, copyContext(b.ctx), f.calls);
+    this.observer?.branch('fork', child.id, b.id, b.agent.id, now);
+    appendTokens(child.ctx, sampleInt(child.rng, f.promptTokens), child.ids);
+    this.next(child, now, [b.lastRequest], out);
+  }
+
+  /** Sub-agents start from the system prompt only; the parent is parked until all have ended. */
+  private launchSubagents(b: Branch, now: number, out: WorkloadEvent[]): void {
+    const s = b.agent.kind.subagents!;
+    const n = sampleInt(b.rng, s.count, 1);
+    b.waitingOn = n;
+    const system = this.prefixes.system(b.agent.kindName, b.agent.kind);
+    for (let i = 0; i < n; i++) {
+      const child = this.newBranch(b.agent, 'subagent', b, copyContext(system), s.calls);
+      child.resultTokens = sampleInt(b.rng, s.resultTokens);
+      this.observer?.branch('subagent', child.id, b.id, b.agent.id, now);
+      appendTokens(child.ctx, sampleInt(child.rng, s.promptTokens), child.ids);
+      this.next(child, now, [b.lastRequest], out);
+    }
+  }
+
+  private endBranch(b: Branch, now: number, out: WorkloadEvent[]): void {
+    this.observer?.end(b.id, b.lastRequest, now);
+    out.push({ kind: 'branch-end', at: now, branch: b.id });
+    const p = b.parent;
+    if (b.role === 'subagent' && p) {
+      appendTokens(p.ctx, b.resultTokens, p.ids);
+      p.subAfter.push(b.lastRequest);
+      if (--p.waitingOn === 0) {
+        const after = p.subAfter;
+        p.subAfter = [];
+        this.next(p, now, after, out);
+      }
+    }
+    if (--b.agent.live === 0) this.onAgentDone(b.agent.id, now, out);
+  }
+}
