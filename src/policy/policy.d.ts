@@ -1,0 +1,188 @@
+/**
+ * Types for authors of serving policies (read CONTRACT.md first).
+ *
+ * A policy is one plain JavaScript script, not a module: it declares the
+ * top-level functions
+ *
+ *     function shouldReschedule(ctx) { ... }   // -> boolean
+ *     function schedule(ctx) { ... }           // -> Plan
+ *
+ * and any helpers it likes. The stdlib functions declared at the end of this
+ * file are globals inside the sandbox; nothing needs importing.
+ *
+ * Contract version 1 (ctx.version === 1). Times are seconds of simulated
+ * time, sizes are tokens. This file mirrors the zod schemas in schema.ts;
+ * types-in-sync.ts fails the build when the two differ.
+ */
+
+/** P: the node runs prefill. D: the node runs decode. */
+export type Role = 'P' | 'D';
+
+/** Node hardware: 'gb300', 'gb200' or 'h200' (free-form so that new kinds need no contract change). */
+export type NodeKind = string;
+
+/** 'switching': changing role (see targetRole). 'restarting': out for a restart. 'down': removed from the cluster. */
+export type NodeState = 'active' | 'switching' | 'down' | 'restarting';
+
+export interface Plan {
+  /**
+   * One role per node, by position in ctx.nodes (roles[i] is for ctx.nodes[i]).
+   * Entries for down nodes are ignored. Among the up nodes at least
+   * ctx.limits.minPrefill must be 'P' and ctx.limits.minDecode 'D'.
+   */
+  roles: Role[];
+}
+
+export interface CtxNode {
+  id: number;
+  kind: NodeKind;
+  state: NodeState;
+  /** The role the node serves now (while switching: the role it is leaving). */
+  role: Role;
+  /** Present while switching: the role the node is heading to. */
+  targetRole?: Role;
+  /** Requests waiting in this node's queue for its current phase. */
+  queueLength: number;
+  /** Requests being processed (prefill batch or decode batch). */
+  running: number;
+  /** KV cache in tokens: GPU memory (l1) and host memory (l2). */
+  kv: { l1Used: number; l1Capacity: number; l2Used: number; l2Capacity: number };
+}
+
+/** One slice (ctx.window.sliceSeconds long) of the last planning window. Per-request statistics are null when the slice had no request to measure. */
+export interface Slice {
+  start: number;
+  end: number;
+  arrivals: number;
+  completions: number;
+  /** t_uc: mean uncached prompt tokens of the requests that arrived. */
+  meanUncachedTokens: number | null;
+  /** t_c: mean cached prefix tokens of the requests that arrived. */
+  meanCachedTokens: number | null;
+  /** t_out: mean output tokens of the requests that completed. */
+  meanOutputTokens: number | null;
+  /** t_acc: mean tokens accepted per decode iteration. */
+  meanAcceptedPerIter: number | null;
+  /** Time-averaged requests waiting for or in prefill, whole cluster. */
+  meanPrefillQueue: number;
+  /** Time-averaged requests waiting for or in decode, whole cluster. */
+  meanDecodeQueue: number;
+  /** Time to first token, seconds. */
+  ttftP50: number | null;
+  ttftP95: number | null;
+  /** End-to-end latency, seconds. */
+  e2eP50: number | null;
+  e2eP95: number | null;
+  /** Share of prompt tokens served from cache, 0..1. */
+  kvHitRate: number | null;
+}
+
+/** The engine's fitted iteration-time model of one node kind. */
+export interface KindModel {
+  /** Prefill iteration: T_P = c0 + c1*sum(t_uc) + c2*sum(A) + c3*sum(t_rst), A = t_uc*t_c + t_uc*(t_uc+1)/2. */
+  prefill: { c0: number; c1: number; c2: number; c3: number };
+  /** Decode iteration with B running requests: T_D(B) = d0 + d1*phi(B) + d2*B, phi(B) = 1 - (1 - kFraction)^(tFwd*B). */
+  decode: { d0: number; d1: number; d2: number };
+  /** k/E: routed experts per token over all experts. */
+  kFraction: number;
+  /** Tokens fed per request per decode iteration. */
+  tFwd: number;
+  /** Tokens accepted per request per decode iteration. */
+  tAcc: number;
+  maxDecodeBatch: number;
+}
+
+export interface Transition {
+  node: number;
+  from: Role;
+  to: Role;
+  start: number;
+  /** Absent while the transition is under way. */
+  end?: number;
+}
+
+export interface MembershipEvent {
+  node: number;
+  event: 'down' | 'up';
+  at: number;
+}
+
+export interface Ctx {
+  version: 1;
+  /** Simulated time, seconds. Date.now() in the sandbox returns now * 1000. */
+  now: number;
+  /** The run's seed (Math.random is already seeded from it). */
+  seed: number;
+  /** The plan in force. */
+  plan: Plan;
+  nodes: CtxNode[];
+  window: {
+    sliceSeconds: number;
+    /** Oldest first. */
+    slices: Slice[];
+  };
+  model: { byKind: Record<NodeKind, KindModel> };
+  /** Recent role transitions, oldest first. */
+  transitions: Transition[];
+  /** Node down/up events since the previous call, oldest first. */
+  membership: MembershipEvent[];
+  /** When the last plan change was made; null if never. */
+  lastRescheduleAt: number | null;
+  limits: { minPrefill: number; minDecode: number };
+}
+
+/** The mean request of a window or slice, as the throughput predictor takes it. */
+export interface Workload {
+  /** t_uc */
+  uncached: number;
+  /** t_c */
+  cached: number;
+  /** t_out */
+  output: number;
+  /** t_acc; null: use each node kind's model tAcc. */
+  accepted: number | null;
+  /** t_rst (0 when unobserved). */
+  restored: number;
+  /** Requests in decode across the cluster. */
+  decodeQueue: number;
+}
+
+export interface PhaseCapacity {
+  /** Requests/s the prefill nodes sustain. */
+  prefill: number;
+  /** Requests/s the decode nodes sustain. */
+  decode: number;
+}
+
+type Sample = number | null | undefined;
+
+// ---- What the policy defines ------------------------------------------------
+
+/** Called every monitoring step (5 s by default): is it worth replanning now? Keep it cheap. */
+export declare function shouldReschedule(ctx: Ctx): boolean;
+/** Called when shouldReschedule said yes: the new plan. */
+export declare function schedule(ctx: Ctx): Plan;
+
+// ---- The stdlib: globals in the sandbox -------------------------------------
+
+/** Mean of the finite numbers in xs (null/NaN skipped); NaN if none. */
+export declare function mean(xs: readonly Sample[]): number;
+/** Standard error of the mean of the finite numbers in xs; Infinity with fewer than two. */
+export declare function stdError(xs: readonly Sample[]): number;
+/** p-th percentile (p in 0..100), linear interpolation; NaN if no finite number. */
+export declare function percentile(xs: readonly Sample[], p: number): number;
+/** The mean request of the window (t_uc, t_c by arrivals; t_out, t_acc by completions); null if nothing was measured. */
+export declare function meanWorkload(ctx: Ctx): Workload | null;
+/** The mean request of slice i, missing fields taken from the window. */
+export declare function sliceWorkload(ctx: Ctx, index: number): Workload | null;
+/** Requests/s each phase of the split would sustain (up nodes only); workload defaults to meanWorkload(ctx). */
+export declare function phaseCapacity(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): PhaseCapacity;
+/** Theta: requests/s of the split, min of the two phases. */
+export declare function predictThroughput(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): number;
+/** Roles with round(nP) up nodes on prefill, moving as few (and the least loaded) nodes as possible. */
+export declare function splitToRoles(
+  nP: number,
+  nodes: readonly Pick<CtxNode, 'state' | 'role' | 'targetRole' | 'queueLength' | 'running'>[],
+): Role[];
+/** How many entries are P and D; with nodes, down nodes are not counted. */
+export declare function countRoles(roles: readonly Role[], nodes?: readonly Pick<CtxNode, 'state'>[]): { P: number; D: number };

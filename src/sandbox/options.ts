@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../common/validate.js';
+
+/**
+ * Limits of one policy sandbox.
+ *
+ * cpuLimitMs is the budget of one call in CPU time: a call that returns
+ * after spending more fails as `timeout` (the isolate is kept). wallLimitMs is the
+ * watchdog: a call still running after that much wall-clock time is
+ * terminated and the isolate disposed. The watchdog is looser than the budget
+ * (10x by default) because wall time also counts waiting for a CPU, and
+ * evaluators run many sandboxes side by side: an honest policy must not be
+ * killed because the machine is busy, while a runaway one is still stopped
+ * within a second.
+ */
+export const SandboxOptionsSchema = z
+  .strictObject({
+    /** isolated-vm's heap limit; 8 is its minimum. */
+    memoryLimitMb: z.number().int().min(8).default(64),
+    cpuLimitMs: z.number().positive().default(100),
+    wallLimitMs: z.number().positive().optional(),
+    /** The run's seed: seeds Math.random inside the isolate. */
+    seed: z.number().int().default(0),
+    /** For messages and reports. */
+    name: z.string().min(1).default('policy'),
+    /** Largest plan accepted, as JSON. */
+    maxPlanBytes: z.number().int().min(256).default(64 * 1024),
+  })
+  .transform((o) => {
+    const wallLimitMs = Math.ceil(o.wallLimitMs ?? o.cpuLimitMs * 10);
+    return { ...o, wallLimitMs };
+  })
+  .refine((o) => o.wallLimitMs >= o.cpuLimitMs, {
+    message: 'wallLimitMs must be at least cpuLimitMs',
+    path: ['wallLimitMs'],
+  });
+
+export type SandboxOptions = z.input<typeof SandboxOptionsSchema>;
+export type SandboxLimits = z.output<typeof SandboxOptionsSchema>;
+
+export function resolveSandboxOptions(options: SandboxOptions = {}): SandboxLimits {
+  return parseOrThrow(SandboxOptionsSchema, options, { field: 'sandbox' });
+}

@@ -1,0 +1,337 @@
+import ivm from 'isolated-vm';
+import { Rng } from '../common/rng.js';
+import { validatePlan, type Ctx, type Plan } from '../policy/index.js';
+import { PolicyFailure, SandboxDisposedError, type FailureKind, type FailurePhase } from './failure.js';
+import { processCpuMark, processCpuMsSince } from './process-cpu.js';
+import { resolveSandboxOptions, type SandboxLimits, type SandboxOptions } from './options.js';
+import {
+  DispatchOp,
+  POLICY_FILENAME,
+  PRELUDE_FILENAME,
+  PRELUDE_SOURCE,
+  STDLIB_FILENAME,
+  STDLIB_INSTALL_SOURCE,
+} from './prelude.js';
+
+/**
+ * Answers of a call. cpuMs is the call's time in the isolate as isolated-vm
+ * measures it (copying ctx in and the answer out included); on a machine
+ * short of cores it can include time spent waiting for one (process-cpu.ts).
+ */
+export type ShouldRescheduleResult =
+  | { ok: true; value: boolean; cpuMs: number }
+  | { ok: false; failure: PolicyFailure; cpuMs: number };
+
+export type ScheduleResult =
+  | { ok: true; plan: Plan; cpuMs: number }
+  | { ok: false; failure: PolicyFailure; cpuMs: number };
+
+/** What the dispatcher may answer: a boolean, plan JSON, or [kind, message]. */
+type Raw = unknown;
+
+/** Kinds the dispatcher itself reports; the others are decided here, from the isolate's state. */
+const ISOLATE_KINDS: ReadonlySet<string> = new Set<FailureKind>(['throw', 'invalid-plan', 'too-large', 'missing-function']);
+const MESSAGE_CHARS = 2000;
+
+/**
+ * One policy, compiled once into its own isolate and context, called many
+ * times, disposed at the end. Calls are synchronous (applySync): ctx is
+ * copied in, the answer copied out and validated here.
+ *
+ * A failed call returns a PolicyFailure and never throws, so a data plane
+ * keeps serving on its last good plan. `memory` and wall-clock `timeout`
+ * failures dispose the isolate (it is gone, or it ran away); every later call
+ * then fails at once with the same kind and `fatal` set, and the owner may
+ * create a fresh instance. Errors that are not the policy's doing (a ctx that
+ * cannot be copied, a call after dispose()) are thrown.
+ */
+export class PolicySandbox {
+  private readonly isolate: ivm.Isolate;
+  private readonly dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>;
+  private cpuMsTotal = 0;
+  private callCount = 0;
+  private deadBy: PolicyFailure | null = null;
+  private disposedByOwner = false;
+
+  private constructor(
+    readonly limits: SandboxLimits,
+    isolate: ivm.Isolate,
+    dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>,
+    /** CPU the policy's top level and binding took while loading. */
+    readonly loadCpuMs: number,
+  ) {
+    this.isolate = isolate;
+    this.dispatcher = dispatcher;
+  }
+
+  /**
+   * Compile and load a policy. Throws a PolicyFailure (phase `load`) of kind
+   * compile, missing-function, timeout or memory when the policy cannot be
+   * loaded; the isolate is disposed then.
+   */
+  static create(source: string, options: SandboxOptions = {}): PolicySandbox {
+    const limits = resolveSandboxOptions(options);
+    const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
+    try {
+      const context = isolate.createContextSync();
+      const dispatcher = installPrelude(isolate, context, limits);
+      const proc0 = processCpuMark();
+      const cpu0 = isolate.cpuTime;
+      loadPolicy(isolate, context, source, limits);
+      const bound = runGuarded(isolate, limits, 'load', () =>
+        dispatcher.applySync(undefined, [DispatchOp.Bind, null], {
+          arguments: { copy: true },
+          result: { copy: true },
+          timeout: limits.wallLimitMs,
+        }),
+      );
+      if (bound !== true) throw failureFromIsolate(bound, 'load');
+      const loadCpuMs = Number(isolate.cpuTime - cpu0) / 1e6;
+      if (loadCpuMs > limits.cpuLimitMs && processCpuMsSince(proc0) > limits.cpuLimitMs) {
+        throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
+      }
+      return new PolicySandbox(limits, isolate, dispatcher, loadCpuMs);
+    } catch (error) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw error;
+    }
+  }
+
+  get name(): string {
+    return this.limits.name;
+  }
+
+  /** CPU time of all calls so far (failed ones included), in ms. */
+  get cumulativeCpuMs(): number {
+    return this.cpuMsTotal;
+  }
+
+  get calls(): number {
+    return this.callCount;
+  }
+
+  /** The failure that disposed the isolate, if one did. */
+  get fatalFailure(): PolicyFailure | null {
+    return this.deadBy;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposedByOwner || this.isolate.isDisposed;
+  }
+
+  shouldReschedule(ctx: Ctx): ShouldRescheduleResult {
+    const answer = this.call(DispatchOp.ShouldReschedule, 'shouldReschedule', ctx);
+    if (!answer.ok) return answer;
+    const { raw, cpuMs } = answer;
+    if (typeof raw === 'boolean') return { ok: true, value: raw, cpuMs };
+    return { ok: false, failure: failureFromIsolate(raw, 'shouldReschedule'), cpuMs };
+  }
+
+  schedule(ctx: Ctx): ScheduleResult {
+    const answer = this.call(DispatchOp.Schedule, 'schedule', ctx);
+    if (!answer.ok) return answer;
+    const { raw, cpuMs } = answer;
+    if (typeof raw !== 'string') return { ok: false, failure: failureFromIsolate(raw, 'schedule'), cpuMs };
+    const fail = (kind: FailureKind, message: string): ScheduleResult => ({
+      ok: false,
+      failure: new PolicyFailure(kind, 'schedule', message),
+      cpuMs,
+    });
+    // The isolate already stopped at the limit in characters; bytes are what the limit means.
+    if (raw.length > this.limits.maxPlanBytes || Buffer.byteLength(raw) > this.limits.maxPlanBytes) {
+      return fail('too-large', `the plan is larger than ${this.limits.maxPlanBytes} bytes of JSON`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return fail('invalid-plan', 'the plan is not JSON data');
+    }
+    const checked = validatePlan(parsed, ctx);
+    if (!checked.ok) return fail('invalid-plan', checked.message);
+    return { ok: true, plan: checked.plan, cpuMs };
+  }
+
+  /** Free the isolate. Idempotent; calls afterwards throw SandboxDisposedError. */
+  dispose(): void {
+    this.disposedByOwner = true;
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+
+  private call(
+    op: DispatchOp,
+    phase: FailurePhase,
+    ctx: Ctx,
+  ): { ok: true; raw: Raw; cpuMs: number } | { ok: false; failure: PolicyFailure; cpuMs: number } {
+    if (this.disposedByOwner) throw new SandboxDisposedError(`sandbox of ${this.name} was disposed by its owner`);
+    if (this.deadBy) {
+      const dead = this.deadBy;
+      return {
+        ok: false,
+        failure: new PolicyFailure(
+          dead.kind,
+          phase,
+          `the isolate of ${this.name} was disposed after a ${dead.kind} failure in ${dead.phase}: ${dead.message}`,
+          true,
+        ),
+        cpuMs: 0,
+      };
+    }
+    const proc0 = processCpuMark();
+    const cpu0 = this.isolate.cpuTime;
+    const t0 = performance.now();
+    let raw: Raw;
+    try {
+      raw = this.dispatcher.applySync(undefined, [op, ctx], {
+        arguments: { copy: true },
+        result: { copy: true },
+        timeout: this.limits.wallLimitMs,
+      });
+    } catch (error) {
+      const wallMs = performance.now() - t0;
+      const kind = crashKind(this.isolate, this.limits, wallMs);
+      if (kind === null) {
+        // Not a crash. Either ctx could not be copied in (our bug: rethrow),
+        // or the policy made isolated-vm itself fail, past the dispatcher's
+        // catch (dynamic import() does): the policy's failure, and the
+        // isolate is still sound. Checked here, off the fast path.
+        if (!isCopyable(ctx)) throw error;
+        const cpuMs = Number(this.isolate.cpuTime - cpu0) / 1e6;
+        this.charge(cpuMs);
+        const message = `${phase} failed inside the sandbox: ${errorText(error)}`;
+        return { ok: false, failure: new PolicyFailure('throw', phase, message), cpuMs };
+      }
+      // CPU can no longer be read from a disposed isolate; wall time bounds it.
+      const cpuMs = this.isolate.isDisposed ? wallMs : Number(this.isolate.cpuTime - cpu0) / 1e6;
+      this.charge(cpuMs);
+      const failure = crashFailure(kind, phase, this.limits, wallMs);
+      this.deadBy = failure;
+      if (!this.isolate.isDisposed) this.isolate.dispose();
+      return { ok: false, failure, cpuMs };
+    }
+    const cpuMs = Number(this.isolate.cpuTime - cpu0) / 1e6;
+    this.charge(cpuMs);
+    // isolated-vm's figure can include waiting for a core; the process's CPU must agree (process-cpu.ts).
+    if (cpuMs > this.limits.cpuLimitMs && processCpuMsSince(proc0) > this.limits.cpuLimitMs) {
+      const message = `${phase} used ${cpuMs.toFixed(1)} ms of CPU; the limit is ${this.limits.cpuLimitMs} ms per call`;
+      return { ok: false, failure: new PolicyFailure('timeout', phase, message), cpuMs };
+    }
+    return { ok: true, raw, cpuMs };
+  }
+
+  private charge(cpuMs: number): void {
+    this.cpuMsTotal += cpuMs;
+    this.callCount++;
+  }
+}
+
+function installPrelude(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  limits: SandboxLimits,
+): ivm.Reference<(op: number, ctx: unknown) => Raw> {
+  // Math.random's own stream, derived from the run's seed so that it does not
+  // share draws with the simulator's streams.
+  const rng = Rng.derive(limits.seed, 'sandbox:Math.random');
+  const words = [rng.nextUint32(), rng.nextUint32(), rng.nextUint32(), rng.nextUint32()];
+  const prelude = isolate.compileScriptSync(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME });
+  const setup = prelude.runSync(context, { reference: true, timeout: limits.wallLimitMs });
+  prelude.release();
+  const dispatcher = setup.applySync(undefined, [...words, limits.maxPlanBytes], {
+    arguments: { copy: true },
+    result: { reference: true },
+    timeout: limits.wallLimitMs,
+  }) as ivm.Reference<(op: number, ctx: unknown) => Raw>;
+  setup.release();
+  const stdlib = isolate.compileScriptSync(STDLIB_INSTALL_SOURCE, { filename: STDLIB_FILENAME });
+  stdlib.runSync(context, { timeout: limits.wallLimitMs });
+  stdlib.release();
+  return dispatcher;
+}
+
+function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, limits: SandboxLimits): void {
+  let script: ivm.Script;
+  try {
+    script = isolate.compileScriptSync(source, { filename: POLICY_FILENAME });
+  } catch (error) {
+    if (isolate.isDisposed) throw crashFailure('memory', 'load', limits, 0);
+    throw new PolicyFailure('compile', 'load', `the policy does not compile: ${errorText(error)}`);
+  }
+  try {
+    runGuarded(isolate, limits, 'load', () => script.runSync(context, { timeout: limits.wallLimitMs }));
+  } catch (error) {
+    if (error instanceof PolicyFailure) throw error;
+    throw new PolicyFailure('compile', 'load', `the policy's top level threw while loading: ${errorText(error)}`);
+  } finally {
+    if (!isolate.isDisposed) script.release();
+  }
+}
+
+/** Run fn; a crash of the isolate (memory, runaway) becomes the matching PolicyFailure, anything else is rethrown. */
+function runGuarded<T>(isolate: ivm.Isolate, limits: SandboxLimits, phase: FailurePhase, fn: () => T): T {
+  const t0 = performance.now();
+  try {
+    return fn();
+  } catch (error) {
+    const wallMs = performance.now() - t0;
+    const kind = crashKind(isolate, limits, wallMs);
+    if (kind === null) throw error;
+    throw crashFailure(kind, phase, limits, wallMs);
+  }
+}
+
+/**
+ * Why a call into the isolate threw, from state alone: isolated-vm disposes
+ * an isolate that hits its memory limit (we never dispose one mid-call), and
+ * it terminates a call only when the wall-clock timeout we gave it passed.
+ * null: neither, so the error is not the policy's doing.
+ */
+function crashKind(isolate: ivm.Isolate, limits: SandboxLimits, wallMs: number): 'memory' | 'timeout' | null {
+  if (isolate.isDisposed) return 'memory';
+  // The timer starts after t0, so a timed-out call measures at least the limit; 1 ms for rounding.
+  if (wallMs >= limits.wallLimitMs - 1) return 'timeout';
+  return null;
+}
+
+function crashFailure(kind: 'memory' | 'timeout', phase: FailurePhase, limits: SandboxLimits, wallMs: number): PolicyFailure {
+  const message =
+    kind === 'memory'
+      ? `${phase} exceeded the memory limit of ${limits.memoryLimitMb} MB; the isolate was disposed`
+      : `${phase} did not return within ${limits.wallLimitMs} ms (ran ${wallMs.toFixed(0)} ms); the isolate was disposed`;
+  return new PolicyFailure(kind, phase, message, true);
+}
+
+function failureFromIsolate(raw: Raw, phase: FailurePhase): PolicyFailure {
+  if (
+    Array.isArray(raw) &&
+    raw.length === 2 &&
+    typeof raw[0] === 'string' &&
+    typeof raw[1] === 'string' &&
+    ISOLATE_KINDS.has(raw[0])
+  ) {
+    return new PolicyFailure(raw[0] as FailureKind, phase, truncate(raw[1]));
+  }
+  // Only the prelude writes answers, so this is a bug of ours, not the policy's.
+  throw new Error(`sandbox dispatcher answered ${typeof raw} to ${phase}`);
+}
+
+function isCopyable(value: unknown): boolean {
+  try {
+    new ivm.ExternalCopy(value).release();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorText(error: unknown): string {
+  try {
+    return truncate(error instanceof Error ? error.message : String(error));
+  } catch {
+    return 'an error that cannot be described';
+  }
+}
+
+function truncate(text: string): string {
+  return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)} [...]` : text;
+}

@@ -1,0 +1,3 @@
+// Tries: an empty policy.
+// @call load
+// @expect missing-function

@@ -1,0 +1,9 @@
+// Tries: put NaN where a role should be.
+// @call schedule
+// @expect invalid-plan
+function shouldReschedule(ctx) {
+  return true;
+}
+function schedule(ctx) {
+  return { roles: ctx.plan.roles.map((r, i) => (i === 0 ? NaN : r)) };
+}

@@ -1,0 +1,6 @@
+// Tries: define only shouldReschedule.
+// @call load
+// @expect missing-function
+function shouldReschedule(ctx) {
+  return false;
+}
