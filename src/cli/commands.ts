@@ -2,9 +2,13 @@ import type { Command } from 'commander';
 import type { CliIO } from './io.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerTraceCommand } from './trace.js';
+import { registerReplayCommand } from './replay.js';
+import { registerCompareCommand } from './compare.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
   registerSimulateCommand(program, io);
   registerTraceCommand(program, io);
+  registerReplayCommand(program, io);
+  registerCompareCommand(program, io);
 }

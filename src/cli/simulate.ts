@@ -1,61 +1,42 @@
 import type { Command } from 'commander';
-import { runScenario, parseScenario, parseMechanics, type SimResult, type Scenario } from '../sim/index.js';
+import { runScenario, parseScenario, type SimResult, type Scenario } from '../sim/index.js';
+import { addClusterOptions, resolveCluster, type ClusterFlags } from './cluster-options.js';
 import type { CliIO } from './io.js';
-import { floatOption, intOption } from './options.js';
+import { floatOption } from './options.js';
 import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
-import { parseMembership } from './membership-option.js';
 
-interface SimulateFlags {
-  workload: string;
-  agents?: number;
+interface SimulateFlags extends ClusterFlags {
   arrivalRate?: number;
-  nodes: number;
-  nodeKind: string;
-  split: string;
-  mechanics: string;
-  warmupMin: number;
-  minutes: number;
-  seed: number;
   timeScale: number;
-  elastic?: string;
   slices: boolean;
   json: boolean;
 }
 
 export function registerSimulateCommand(program: Command, io: CliIO): void {
-  program
+  const cmd = program
     .command('simulate')
-    .description('Serve a workload on the simulated cluster with a fixed split and print the section 3 metrics')
-    .requiredOption('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or a trace file')
-    .option('--agents <n>', 'closed-loop concurrent agents (default: the preset\'s)', intOption('--agents', 1, 100_000))
+    .description('Serve a workload on the simulated cluster with a fixed split and print the section 3 metrics');
+  addClusterOptions(cmd, { warmupMin: 30, minutes: 60 })
     .option('--arrival-rate <per-s>', 'open loop: new agents per second instead of a closed loop', floatOption('--arrival-rate', 1e-9))
-    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
-    .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node (gb300, gb200, h200)', 'gb300')
-    .option('--split <nPmD>', 'prefill/decode split, e.g. 4P5D (must add up to --nodes)', '4P5D')
-    .option('--mechanics <preset[,key=value...]>', 'evolving-infra | sglang-pd | dynamo, optionally with overrides such as fetch=async', 'evolving-infra')
-    .option('--warmup-min <m>', 'minutes of warm-up excluded from scoring', floatOption('--warmup-min', 0), 30)
-    .option('--minutes <m>', 'scored minutes after the warm-up', floatOption('--minutes', 1e-6), 60)
-    .option('--seed <n>', 'seed of every random draw', intOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--time-scale <x>', 'trace replays: multiply recorded times (0.5 = twice as fast)', floatOption('--time-scale', 1e-9), 1)
-    .option('--elastic <changes>', 'nodes leaving and joining: "NODE:down@SECONDS,NODE:up@SECONDS,..."')
     .option('--slices', 'also print the per-minute slices (table output)', false)
     .option('--json', 'print one JSON object {config, metrics, slices, simSeconds, wallSeconds}', false)
     .action((flags: SimulateFlags) => {
-      const kinds = flags.nodeKind.split(',').map((s) => s.trim());
+      const cluster = resolveCluster(flags);
       const scenario = parseScenario({
         workload: flags.workload,
         agents: flags.agents,
         arrivalRate: flags.arrivalRate,
         nodes: flags.nodes,
-        nodeKinds: kinds.length === 1 ? kinds[0] : kinds,
+        nodeKinds: cluster.nodeKinds,
         split: flags.split,
-        mechanics: parseMechanics(flags.mechanics),
+        mechanics: cluster.mechanics,
         warmupMinutes: flags.warmupMin,
         minutes: flags.minutes,
         seed: flags.seed,
         timeScale: flags.timeScale,
-        membership: flags.elastic ? parseMembership(flags.elastic) : [],
+        membership: cluster.membership,
       });
       const total = (scenario.warmupMinutes + scenario.minutes) * 60;
       const bar = progressBar(io, 'simulate', total);

@@ -32,7 +32,7 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
       kind: n.hw.kind,
       state: n.status,
       role: n.role,
-      targetRole: n.targetRole,
+      ...(n.status === 'switching' || n.status === 'restarting' ? { targetRole: n.targetRole } : {}),
       queueLength: n.role === 'P' ? n.prefillQueue.length : n.decode.waiting,
       running: n.role === 'P' ? n.prefillRunning.length : n.decode.size,
       kv: {
@@ -49,17 +49,18 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
         end: s.end,
         arrivals: s.arrivals,
         completions: s.completions,
-        meanUncachedTokens: s.meanUncachedTokens,
-        meanCachedTokens: s.meanCachedTokens,
-        meanOutputTokens: s.meanOutputTokens,
-        meanAcceptedPerIter: s.meanAcceptedPerIter,
+        // Per-request statistics are null when the slice completed no request.
+        meanUncachedTokens: measured(s, s.meanUncachedTokens),
+        meanCachedTokens: measured(s, s.meanCachedTokens),
+        meanOutputTokens: measured(s, s.meanOutputTokens),
+        meanAcceptedPerIter: measured(s, s.meanAcceptedPerIter),
         meanPrefillQueue: s.meanPrefillQueue,
         meanDecodeQueue: s.meanDecodeQueue,
-        ttftP50: s.ttftP50,
-        ttftP95: s.ttftP95,
-        e2eP50: s.e2eP50,
-        e2eP95: s.e2eP95,
-        kvHitRate: s.kvHitRate,
+        ttftP50: measured(s, s.ttftP50),
+        ttftP95: measured(s, s.ttftP95),
+        e2eP50: measured(s, s.e2eP50),
+        e2eP95: measured(s, s.e2eP95),
+        kvHitRate: measured(s, s.kvHitRate),
       })),
     },
     model: i.model,
@@ -68,4 +69,8 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
     lastRescheduleAt: i.lastRescheduleAt,
     limits: { minPrefill: 1, minDecode: 1 },
   };
+}
+
+function measured(slice: SliceMetrics, value: number): number | null {
+  return slice.completions > 0 ? value : null;
 }

@@ -81,7 +81,8 @@ export class MetricsRecorder {
 
   constructor(
     readonly warmupSeconds: number,
-    readonly endSeconds: number,
+    /** The end of the scored period; a drained run moves it to when it stopped. */
+    public endSeconds: number,
     readonly sliceSeconds: number,
     private readonly tokensPerIteration: number,
   ) {}

@@ -1,3 +1,4 @@
+import type { Ctx } from '../policy/index.js';
 import type { Role } from './split.js';
 
 /**
@@ -15,60 +16,8 @@ export type PolicyAnswer<T> =
   | { ok: true; value: T; cpuSeconds: number }
   | { ok: false; failure: { kind: string; message: string }; cpuSeconds: number };
 
-/** The read-only view of the cluster handed to a policy (design section 5; ctx.version 1). */
-export interface PolicyCtx {
-  version: 1;
-  now: number;
-  seed: number;
-  plan: { roles: Role[] };
-  nodes: {
-    id: number;
-    kind: string;
-    state: 'active' | 'switching' | 'down' | 'restarting';
-    role: Role;
-    targetRole: Role;
-    queueLength: number;
-    running: number;
-    kv: { l1Used: number; l1Capacity: number; l2Used: number; l2Capacity: number };
-  }[];
-  window: {
-    sliceSeconds: number;
-    slices: {
-      start: number;
-      end: number;
-      arrivals: number;
-      completions: number;
-      meanUncachedTokens: number;
-      meanCachedTokens: number;
-      meanOutputTokens: number;
-      meanAcceptedPerIter: number;
-      meanPrefillQueue: number;
-      meanDecodeQueue: number;
-      ttftP50: number;
-      ttftP95: number;
-      e2eP50: number;
-      e2eP95: number;
-      kvHitRate: number;
-    }[];
-  };
-  model: {
-    byKind: Record<
-      string,
-      {
-        prefill: { c0: number; c1: number; c2: number; c3: number };
-        decode: { d0: number; d1: number; d2: number };
-        kFraction: number;
-        tFwd: number;
-        tAcc: number;
-        maxDecodeBatch: number;
-      }
-    >;
-  };
-  transitions: { node: number; from: Role; to: Role; start: number; end?: number }[];
-  membership: { node: number; event: 'down' | 'up'; at: number }[];
-  lastRescheduleAt: number | null;
-  limits: { minPrefill: number; minDecode: number };
-}
+/** The read-only view of the cluster handed to a policy: the contract's ctx (src/policy, version 1). */
+export type PolicyCtx = Ctx;
 
 /** A policy given as plain functions (tests, the static split). Costs nothing. */
 export function plainPolicy(fns: {

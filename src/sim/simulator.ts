@@ -32,6 +32,12 @@ export interface SimOptions {
   windowSlices?: number;
   membership?: readonly MembershipChange[];
   policy?: PolicyHook;
+  /**
+   * Stop as soon as every request has completed and the workload has nothing
+   * more to send (after the warm-up), instead of at warm-up + scored seconds,
+   * which then only caps the run. Snapshot replays use this.
+   */
+  stopWhenDrained?: boolean;
   /** ctx.model: the engine's coefficients per node kind, as policies see them. */
   policyModel?: PolicyCtx['model'];
   onProgress?: (simSeconds: number) => void;
@@ -43,9 +49,13 @@ export interface PolicyStats {
   plansApplied: number;
   failures: { kind: string; count: number; firstMessage: string }[];
   cpuSeconds: number;
+  /** Charged CPU seconds of the calls made after the warm-up. */
+  scoredCpuSeconds: number;
   /** Seconds between a schedule decision and its plan taking effect, summed. */
   delaySeconds: number;
   nodesSwitched: number;
+  /** Every plan a policy produced: when it was decided, when it applies, which nodes it changes. */
+  plans: { decidedAt: number; appliesAt: number; changedNodes: number[] }[];
 }
 
 export interface SimResult {
@@ -88,7 +98,8 @@ export class Simulator {
   private readonly pendingDecode: RequestState[] = [];
   private readonly prefillRouter: PrefillRouterState = { sessionNode: new Map() };
   private readonly decodeRouter: DecodeRouterState = { nextRoundRobin: 0 };
-  private readonly endSeconds: number;
+  private endSeconds: number;
+  private pendingWorkloadEvents = 0;
   private readonly monitorStep: number;
   private desiredRoles: Role[];
   private readonly membershipLog: MembershipChange[] = [];
@@ -97,7 +108,7 @@ export class Simulator {
   private events = 0;
   private prefillNodeSeconds = 0;
   private prefillComputeSeconds = 0;
-  private readonly policyStats: PolicyStats = { calls: 0, reschedules: 0, plansApplied: 0, failures: [], cpuSeconds: 0, delaySeconds: 0, nodesSwitched: 0 };
+  private readonly policyStats: PolicyStats = { calls: 0, reschedules: 0, plansApplied: 0, failures: [], cpuSeconds: 0, scoredCpuSeconds: 0, delaySeconds: 0, nodesSwitched: 0, plans: [] };
 
   constructor(private readonly opts: SimOptions) {
     if (opts.hardware.length !== opts.roles.length) throw new SimulationInvariantError('one hardware entry per node is required');
@@ -129,6 +140,11 @@ export class Simulator {
     for (;;) {
       const ev = this.queue.pop();
       if (!ev || ev.at > this.endSeconds) break;
+      if (opts.stopWhenDrained && ev.at > opts.warmupSeconds && this.requests.size === 0 && this.pendingWorkloadEvents === 0) {
+        this.endSeconds = this.now;
+        this.metrics.endSeconds = this.now;
+        break;
+      }
       this.now = ev.at;
       this.events++;
       this.dispatch(ev);
@@ -187,10 +203,12 @@ export class Simulator {
   // ---- workload ---------------------------------------------------------
 
   private scheduleWorkload(event: WorkloadEvent): void {
+    this.pendingWorkloadEvents++;
     this.push({ type: 'workload', at: Math.max(event.at, this.now), rank: 6, seq: 0, event });
   }
 
   private onWorkload(event: WorkloadEvent): void {
+    this.pendingWorkloadEvents--;
     switch (event.kind) {
       case 'request': {
         const rs = new RequestState(event.request, this.now);
@@ -534,11 +552,11 @@ export class Simulator {
     const ctx = this.buildCtx();
     this.policyStats.calls++;
     const should = policy.shouldReschedule(ctx);
-    this.policyStats.cpuSeconds += should.cpuSeconds;
+    this.chargePolicy(should.cpuSeconds);
     if (!should.ok) return this.recordFailure(should.failure.kind, should.failure.message);
     if (!should.value) return;
     const plan = policy.schedule(ctx);
-    this.policyStats.cpuSeconds += plan.cpuSeconds;
+    this.chargePolicy(plan.cpuSeconds);
     this.policyStats.reschedules++;
     this.lastRescheduleAt = this.now;
     this.membershipLog.length = 0;
@@ -546,7 +564,14 @@ export class Simulator {
     // The plan takes effect once the policy has finished computing it: serving goes on under the old plan meanwhile.
     const delay = should.cpuSeconds + plan.cpuSeconds;
     this.policyStats.delaySeconds += delay;
+    const changedNodes = this.nodes.filter((n) => n.status !== 'down' && plan.value.roles[n.id] !== undefined && plan.value.roles[n.id] !== this.desiredRoles[n.id]).map((n) => n.id);
+    this.policyStats.plans.push({ decidedAt: this.now, appliesAt: this.now + delay, changedNodes });
     this.push({ type: 'plan', at: this.now + delay, rank: 7, seq: 0, roles: [...plan.value.roles] });
+  }
+
+  private chargePolicy(cpuSeconds: number): void {
+    this.policyStats.cpuSeconds += cpuSeconds;
+    if (this.now >= this.opts.warmupSeconds) this.policyStats.scoredCpuSeconds += cpuSeconds;
   }
 
   private recordFailure(kind: string, message: string): void {

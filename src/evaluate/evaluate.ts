@@ -1,0 +1,103 @@
+import { buildCluster, Simulator, type PolicyHook, type SimMetrics } from '../sim/index.js';
+import { createTraceSource } from '../workload/index.js';
+import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
+import { computeBreakdown, type Breakdown } from './breakdown.js';
+import { sandboxHook } from './sandbox-policy.js';
+import type { SchedCost } from './sched-cost.js';
+import type { Snapshot } from './snapshot.js';
+
+/** Behaviour features the MAP-Elites archive bins candidates by (design section 7). */
+export interface Features {
+  rescheduleCount: number;
+  /** Mean charged scheduling CPU per policy call (shouldReschedule or schedule), ms. */
+  schedCpuMsPerCall: number;
+  nodesSwitchedPerReschedule: number;
+}
+
+export interface FailureCount {
+  kind: string;
+  count: number;
+  firstMessage: string;
+}
+
+export interface Evaluation {
+  policy: string;
+  fitness: { tTotal: number };
+  breakdown: Breakdown;
+  metrics: SimMetrics;
+  failures: FailureCount[];
+  features: Features;
+  finalSplit: string;
+  splitTimeline: { at: number; split: string }[];
+  /** False when the work did not finish within the cap (T_total is then a lower bound). */
+  drained: boolean;
+}
+
+export interface EvaluateOptions {
+  schedCost: SchedCost;
+  sandbox?: SandboxOptions;
+  /** The run stops at the latest at warm-up + window x this (default 4). */
+  capFactor?: number;
+}
+
+/**
+ * Replay a snapshot under a policy (its source code, run in a sandbox) and
+ * score it. A policy that fails to load is scored as the split it could not
+ * change (the data plane keeps the last good plan), with the failure recorded.
+ */
+export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; source: string }, options: EvaluateOptions): Evaluation {
+  const failures: FailureCount[] = [];
+  let sandbox: PolicySandbox | undefined;
+  try {
+    sandbox = PolicySandbox.create(policy.source, { ...options.sandbox, seed: snapshot.seed, name: policy.name });
+  } catch (error) {
+    if (!(error instanceof PolicyFailure)) throw error;
+    failures.push({ kind: error.kind, count: 1, firstMessage: error.message });
+  }
+  try {
+    const hook = sandbox ? sandboxHook(sandbox, options.schedCost) : undefined;
+    const result = replaySnapshot(snapshot, hook, options.capFactor ?? 4);
+    for (const f of result.sim.policy.failures) failures.push({ ...f });
+    const { tTotal, breakdown } = computeBreakdown(result.sim, snapshot.warmupSeconds, snapshot.roles.length, result.sim.policy.scoredCpuSeconds);
+    const stats = result.sim.policy;
+    return {
+      policy: policy.name,
+      fitness: { tTotal },
+      breakdown,
+      metrics: result.sim.metrics,
+      failures,
+      features: {
+        rescheduleCount: breakdown.reschedules,
+        schedCpuMsPerCall: stats.calls > 0 ? (stats.cpuSeconds * 1000) / (stats.calls + stats.reschedules) : 0,
+        nodesSwitchedPerReschedule: stats.plans.length > 0 ? stats.plans.reduce((s, p) => s + p.changedNodes.length, 0) / stats.plans.length : 0,
+      },
+      finalSplit: result.sim.finalSplit,
+      splitTimeline: result.sim.splitTimeline,
+      drained: result.drained,
+    };
+  } finally {
+    sandbox?.dispose();
+  }
+}
+
+/** Run the snapshot's work to the end under a policy hook (or none: the split stays). */
+export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefined, capFactor: number) {
+  const source = createTraceSource(snapshot.trace, { name: snapshot.label });
+  const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, source.model, snapshot.seed);
+  const cap = snapshot.warmupSeconds + snapshot.windowSeconds * capFactor;
+  const sim = new Simulator({
+    hardware,
+    roles: snapshot.roles,
+    mechanics: snapshot.mechanics,
+    source,
+    seed: snapshot.seed,
+    warmupSeconds: snapshot.warmupSeconds,
+    scoredSeconds: cap - snapshot.warmupSeconds,
+    membership: snapshot.membership,
+    policy,
+    policyModel,
+    stopWhenDrained: true,
+  });
+  const result = sim.run();
+  return { sim: result, drained: result.simSeconds < cap };
+}

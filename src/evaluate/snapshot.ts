@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
+import type { Mechanics, MembershipChange, Role } from '../sim/index.js';
+
+/**
+ * What the evaluator replays: a window of recorded work (a trace: requests
+ * with their harness dependencies), the cluster it ran on (node kinds and
+ * roles at the start of the window) and the membership timeline. The first
+ * `warmupSeconds` warm the caches and the policy's window and are not scored.
+ */
+export interface Snapshot {
+  label: string;
+  trace: Trace;
+  roles: Role[];
+  nodeKinds: string[];
+  mechanics: Mechanics;
+  warmupSeconds: number;
+  /** Recorded seconds of scored work after the warm-up. */
+  windowSeconds: number;
+  membership: MembershipChange[];
+  seed: number;
+}
+
+export interface SnapshotSpec {
+  workload: string;
+  agents?: number;
+  roles: Role[];
+  nodeKinds: string[];
+  mechanics: Mechanics;
+  warmupMinutes: number;
+  minutes: number;
+  membership?: MembershipChange[];
+  seed: number;
+}
+
+/**
+ * A snapshot from a preset (its harness recorded for warm-up + window minutes
+ * with the seed) or from a trace file (replayed whole).
+ */
+export function buildSnapshot(spec: SnapshotSpec): Snapshot {
+  const isTrace = spec.workload.endsWith('.jsonl') || (existsSync(spec.workload) && !spec.workload.endsWith('.json'));
+  const trace = isTrace
+    ? readTrace(spec.workload)
+    : generateTrace(loadWorkloadPreset(spec.workload), { seed: spec.seed, agents: spec.agents, minutes: spec.warmupMinutes + spec.minutes });
+  return {
+    label: isTrace ? spec.workload : `${spec.workload}${spec.agents ? `/${spec.agents} agents` : ''}`,
+    trace,
+    roles: spec.roles,
+    nodeKinds: spec.nodeKinds,
+    mechanics: spec.mechanics,
+    warmupSeconds: spec.warmupMinutes * 60,
+    windowSeconds: spec.minutes * 60,
+    membership: spec.membership ?? [],
+    seed: spec.seed,
+  };
+}
