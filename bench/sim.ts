@@ -7,7 +7,8 @@
  */
 import { parseScenario, runScenario } from '../src/sim/index.js';
 
-const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1] || 3);
+const repeatAt = process.argv.indexOf('--repeat');
+const repeat = repeatAt > 0 ? Number(process.argv[repeatAt + 1]) : 3;
 const scenario = parseScenario({ workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 });
 
 let peakRss = 0;

@@ -1,0 +1,42 @@
+/**
+ * Evaluation speed: one candidate (the evolving-infra seed, sandboxed) on a
+ * 10-minute cc window with 126 agents (plus 2 minutes of warm-up), as the
+ * evolution engine evaluates candidates. Prints the wall time per evaluation
+ * (the snapshot is built once, as in a run). Target: under 1 s.
+ * Run: npm run bench:evaluate [-- --repeat N]
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSnapshot, evaluatePolicy, parseSchedCost } from '../src/evaluate/index.js';
+import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
+import { packageRoot } from '../src/sim/profiles/index.js';
+
+const repeatAt = process.argv.indexOf('--repeat');
+const repeat = repeatAt > 0 ? Number(process.argv[repeatAt + 1]) : 5;
+const source = readFileSync(join(packageRoot(), 'seeds', 'evolving-infra.js'), 'utf8');
+const t0 = process.hrtime.bigint();
+const snapshot = buildSnapshot({
+  workload: 'cc',
+  agents: 126,
+  roles: parseSplit('4P5D', 9),
+  nodeKinds: Array(9).fill('gb300'),
+  mechanics: MECHANICS_PRESETS['evolving-infra'],
+  warmupMinutes: 2,
+  minutes: 10,
+  seed: 1,
+});
+console.log(`snapshot (trace of 12 min, ${snapshot.trace.events.length} lines) built in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`);
+
+const walls: number[] = [];
+for (let i = 0; i < repeat; i++) {
+  const start = process.hrtime.bigint();
+  const e = evaluatePolicy(snapshot, { name: 'evolving-infra', source }, { schedCost: parseSchedCost('measured') });
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  walls.push(wall);
+  console.log(`evaluation ${i + 1}: ${wall.toFixed(3)} s wall, T_total ${e.fitness.tTotal.toFixed(1)} s, ${e.metrics.requestsArrived} requests`);
+}
+walls.sort((a, b) => a - b);
+const median = walls[Math.floor(walls.length / 2)]!;
+console.log(`\nbench:evaluate cc 126 agents, 10-min window + 2-min warm-up, evolving-infra seed`);
+console.log(`median wall per evaluation: ${median.toFixed(3)} s (best ${walls[0]!.toFixed(3)} s)`);
+console.log(`target < 1 s: ${median < 1 ? 'met' : 'NOT met'}`);
