@@ -1,0 +1,145 @@
+/*
+ * arrow-like: size prefill by the total prompt length, and chase prefill queue surges.
+ *
+ * What it does: takes the mean request of the last RECENT_SLICES measured
+ * slices and counts its whole prompt as new work, t_uc + t_c uncached tokens
+ * and nothing cached: it ignores KV reuse, as a planner without a view of the
+ * prefix cache does. It then picks the split nP = 1 .. up-1 with the highest
+ * predicted throughput for that request. On top of it, when the prefill queue
+ * grows from one slice to the next (by more than GROWTH times, to more than
+ * SURGE_PER_NODE per prefill node) or the prefill nodes' queues are long now,
+ * it adds one prefill node beyond both the computed and the current split. It
+ * replans when the target differs from the split in force, at most every
+ * COOLDOWN_SECONDS and not while a switch is under way; a membership change
+ * is acted on at once.
+ *
+ * Signals: t_uc + t_c and t_out / t_acc of the recent slices, the fitted model,
+ * meanPrefillQueue of the last two slices, prefill nodes' queueLength.
+ *
+ * Trade-off: cheap (one prediction per candidate split), quick to react
+ * (short cooldown, recent slices only, no significance test) and willing to
+ * move many nodes at once to reach its target. Because it treats cached
+ * prefix as work, it over-provisions prefill when KV reuse is high (coding
+ * agents with long shared contexts) and under-uses decode; the surge rule
+ * moves nodes on momentary queue spikes that may vanish by the next slice.
+ */
+
+const RECENT_SLICES = 3; // slices the target split is computed from
+const COOLDOWN_SECONDS = 60;
+const GROWTH = 1.5; // prefill queue growth, latest slice over the one before, that counts as a surge
+const SURGE_PER_NODE = 2; // ... when the latest prefill queue is also above this per prefill node
+const NODE_QUEUE_SURGE = 6; // or when prefill nodes hold this many waiting requests each, now
+
+// splitToRoles, except that nodes in the middle of a switch are moved last
+// (they keep the role they are headed to) and restarting nodes, which serve
+// nothing yet, are moved first.
+function planRoles(ctx, nP) {
+  const view = ctx.nodes.map(function (n) {
+    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
+    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
+    return n;
+  });
+  return splitToRoles(nP, view);
+}
+
+function upCount(ctx) {
+  let up = 0;
+  for (let i = 0; i < ctx.nodes.length; i++) if (ctx.nodes[i].state !== 'down') up++;
+  return up;
+}
+
+function headedPrefill(ctx) {
+  const roles = ctx.nodes.map(function (n) { return n.targetRole || n.role; });
+  return countRoles(roles, ctx.nodes).P;
+}
+
+function bounds(ctx) {
+  const up = upCount(ctx);
+  if (up < 2) {
+    const p = Math.min(up, headedPrefill(ctx));
+    return { lo: p, hi: p };
+  }
+  const minP = Math.max(1, ctx.limits.minPrefill);
+  const minD = Math.max(1, ctx.limits.minDecode);
+  if (up < minP + minD) return { lo: 1, hi: up - 1 };
+  return { lo: minP, hi: up - minD };
+}
+
+function measured(s) {
+  return s.meanUncachedTokens !== null || s.meanOutputTokens !== null;
+}
+
+// The mean request of the recent slices with its whole prompt counted as uncached.
+function promptBlindWorkload(ctx) {
+  const recent = [];
+  const slices = ctx.window.slices;
+  for (let i = slices.length - 1; i >= 0 && recent.length < RECENT_SLICES; i--) {
+    if (measured(slices[i])) recent.unshift(slices[i]);
+  }
+  if (recent.length === 0) return null;
+  const w = meanWorkload({ window: { sliceSeconds: ctx.window.sliceSeconds, slices: recent } });
+  if (w === null) return null;
+  w.uncached = w.uncached + w.cached;
+  w.cached = 0;
+  return w;
+}
+
+function surge(ctx, nP) {
+  const slices = ctx.window.slices;
+  if (slices.length >= 2 && nP > 0) {
+    const last = slices[slices.length - 1].meanPrefillQueue;
+    const prev = slices[slices.length - 2].meanPrefillQueue;
+    if (last > GROWTH * prev && last > SURGE_PER_NODE * nP) return true;
+  }
+  let waiting = 0;
+  let nodes = 0;
+  for (let i = 0; i < ctx.nodes.length; i++) {
+    const n = ctx.nodes[i];
+    if (n.state === 'active' && n.role === 'P') {
+      waiting += n.queueLength;
+      nodes++;
+    }
+  }
+  return nodes > 0 && waiting / nodes > NODE_QUEUE_SURGE;
+}
+
+function target(ctx) {
+  const b = bounds(ctx);
+  const cur = Math.min(b.hi, Math.max(b.lo, headedPrefill(ctx)));
+  let want = cur;
+  const w = promptBlindWorkload(ctx);
+  if (w !== null) {
+    let bestTheta = -1;
+    for (let p = b.lo; p <= b.hi; p++) {
+      const theta = predictThroughput(ctx, planRoles(ctx, p), w);
+      // Ties go to the split closest to the current one.
+      if (theta > bestTheta || (theta === bestTheta && Math.abs(p - cur) < Math.abs(want - cur))) {
+        bestTheta = theta;
+        want = p;
+      }
+    }
+  }
+  if (surge(ctx, cur)) want = Math.max(want, cur + 1);
+  return Math.min(b.hi, Math.max(b.lo, want));
+}
+
+function cooling(ctx) {
+  for (let i = 0; i < ctx.transitions.length; i++) if (ctx.transitions[i].end === undefined) return true;
+  return ctx.lastRescheduleAt !== null && ctx.now - ctx.lastRescheduleAt < COOLDOWN_SECONDS;
+}
+
+function shouldReschedule(ctx) {
+  const cur = headedPrefill(ctx);
+  const b = bounds(ctx);
+  if (cur < b.lo || cur > b.hi) return true;
+  if (ctx.membership.length === 0 && cooling(ctx)) return false;
+  return target(ctx) !== cur;
+}
+
+function schedule(ctx) {
+  const b = bounds(ctx);
+  const cur = headedPrefill(ctx);
+  const repair = cur < b.lo || cur > b.hi;
+  if (!repair && ctx.membership.length === 0 && cooling(ctx)) return { roles: planRoles(ctx, cur) };
+  return { roles: planRoles(ctx, target(ctx)) };
+}
