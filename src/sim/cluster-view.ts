@@ -36,7 +36,9 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
       queueLength: n.role === 'P' ? n.prefillQueue.length : n.decode.waiting,
       running: n.role === 'P' ? n.prefillRunning.length : n.decode.size,
       kv: {
-        l1Used: i.kv.used(n.id, 1) * BLOCK_TOKENS,
+        // A decode node's GPU KV in use is the context of the requests it decodes;
+        // a prefill node's is what its prefix cache holds.
+        l1Used: n.role === 'D' ? Math.min(n.hw.l1Blocks * BLOCK_TOKENS, decodeContextTokens(n)) : i.kv.used(n.id, 1) * BLOCK_TOKENS,
         l1Capacity: n.hw.l1Blocks * BLOCK_TOKENS,
         l2Used: i.kv.used(n.id, 2) * BLOCK_TOKENS,
         l2Capacity: n.hw.l2Blocks * BLOCK_TOKENS,
@@ -73,4 +75,10 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
 
 function measured(slice: SliceMetrics, value: number): number | null {
   return slice.completions > 0 ? value : null;
+}
+
+function decodeContextTokens(node: SimNode): number {
+  let tokens = 0;
+  for (const rs of node.decodeRequests.values()) tokens += rs.contextTokens;
+  return tokens;
 }

@@ -580,6 +580,11 @@ export class Simulator {
     else this.policyStats.failures.push({ kind, count: 1, firstMessage: message });
   }
 
+  /** Blocks the node's prefix cache holds in a tier (1 = GPU, 2 = host). */
+  cachedBlocks(node: number, tier: 1 | 2): number {
+    return this.kv.used(node, tier);
+  }
+
   buildCtx(): PolicyCtx {
     return buildPolicyCtx({
       now: this.now,

@@ -78,7 +78,7 @@ describe('role transitions', () => {
     // Node 0 served only the one it was running: 4 of the other 5 went through node 1 after the move.
     const ctx = sim.buildCtx();
     expect(ctx.nodes[0]!.role).toBe('D');
-    expect(ctx.nodes[0]!.kv.l1Used).toBeGreaterThan(0); // P->D keeps KV
+    expect(sim.cachedBlocks(0, 1)).toBeGreaterThan(0); // P->D keeps KV
     expect(result.finalSplit).toBe('1P2D');
   });
 

@@ -1,0 +1,35 @@
+import { grownSize } from './ids.js';
+
+/** Int32 offsets in a block's record. */
+export const L1_MASK = 0;
+/** Must be L1_MASK + 1: code indexes a tier t (0 or 1) as L1_MASK + t. */
+export const L2_MASK = 1;
+/** Scratch generation for holding diffs (see BranchHoldings). */
+export const STAMP = 2;
+// Offset 3 is spare: a stride of 4 keeps `id << 2` indexing.
+
+/**
+ * Per block id, 16 bytes: which nodes hold it in L1 and in L2 (one bit per
+ * node, so prefix matching reads two integers per block) and a scratch stamp.
+ * Indexed by id directly (ids are dense); grows to the largest id seen.
+ * Interleaved so that one block is one cache access.
+ */
+export class BlockTable {
+  data: Int32Array = BlockTable.empty(1024);
+
+  /** Ids below this have a record. */
+  get size(): number {
+    return this.data.length >> 2;
+  }
+
+  ensure(id: number): void {
+    if (id < this.size) return;
+    const next = BlockTable.empty(grownSize(this.size, id));
+    next.set(this.data);
+    this.data = next;
+  }
+
+  private static empty(blocks: number): Int32Array {
+    return new Int32Array(blocks * 4);
+  }
+}

@@ -1,0 +1,344 @@
+import { SimulationInvariantError } from '../../common/errors.js';
+import { GrowableBitmap } from './bitmap.js';
+import { BlockTable, L1_MASK, L2_MASK, STAMP } from './block-table.js';
+import { Copies } from './copies.js';
+import { BLOCK, COUNT, NODE, keyIndex } from './copy-store.js';
+import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, type Holding, type Phase } from './holdings.js';
+import { badBlockId, isBlockId } from './ids.js';
+import { checkDirectory } from './invariants.js';
+import { matchPrefix } from './match.js';
+import { Tiers } from './tiers.js';
+import { MAX_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
+
+/** Above this many comparisons, addProduced finds repeats with stamps instead of scanning the holding. */
+const SCAN_LIMIT = 4096;
+
+/**
+ * Where every KV block lives (node, tier), who counts it, and what to evict.
+ *
+ * Decisions (design section 3 leaves them open):
+ * - A reference count belongs to a copy (block, node) and is shared by its L1
+ *   and L2 residency. Counts order eviction but never pin: a counted copy can
+ *   be evicted from both tiers. Its record then stays, non-resident, with its
+ *   count, so the branch keeps its holding, a re-admitted block comes back
+ *   counted, and later decrements are exact (never clamped).
+ * - Last access is per copy per tier, as an access sequence number: time must
+ *   not decrease between calls, so access order is last-access-time order,
+ *   with ties (same `now`) in access order. Every admit accesses both tiers of
+ *   the node for each block (L1 written or read, L2 written through). `match`
+ *   is pure; the peer copy a pool fetch reads is not refreshed.
+ * - An admit first takes the prompt's resident blocks on the node out of the
+ *   eviction order, so placing the prompt never evicts the prompt's own
+ *   cached blocks, then places blocks last to first, each as the newest: a
+ *   missing block is inserted and, if the tier is then over capacity, the
+ *   first block in eviction order goes, which may be the one just inserted.
+ *   So a prompt larger than a tier keeps its leading blocks (what matching
+ *   uses) and drops its deepest ones.
+ * - Counts change before eviction can see them: blocks a holding drops are
+ *   released before placing, blocks it gains are counted as they are placed
+ *   (a prompt block not yet placed is out of the eviction order anyway).
+ * - addProduced on another node than the branch's D holding moves the holding
+ *   there (a D->D move), like admitDecode would.
+ * - clearGpu / clearNode drop every holding on the node (both phases), so its
+ *   counts are 0 and a later endBranch does not decrement them again.
+ */
+export class KvDirectory {
+  readonly nodeCount: number;
+  readonly eviction: EvictionOrder;
+  private readonly table = new BlockTable();
+  private readonly copies = new Copies();
+  private readonly tiers: Tiers;
+  private readonly holdings = new BranchHoldings();
+  private readonly produced = new GrowableBitmap();
+  private seq = 0;
+  private gen = 0;
+  private lastNow = -Infinity;
+  /** Per prompt position during an admit: the block's copy on the node, or -1. */
+  private scratch = new Int32Array(256);
+  /** Recycled lists for the next holding, so that admits allocate nothing in steady state. */
+  private spareBlocks: number[] = [];
+  private spareCopies: number[] = [];
+
+  constructor(options: KvDirectoryOptions) {
+    const { nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction } = options;
+    if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES) {
+      throw new RangeError(`nodeCount must be an integer in [1, ${MAX_NODES}], got ${nodeCount}`);
+    }
+    if (eviction !== 'refcount' && eviction !== 'lru') throw new RangeError(`unknown eviction order ${String(eviction)}`);
+    for (let n = 0; n < nodeCount; n++) {
+      checkCapacity(l1CapacityBlocks, n, 'l1CapacityBlocks');
+      checkCapacity(l2CapacityBlocks, n, 'l2CapacityBlocks');
+    }
+    this.nodeCount = nodeCount;
+    this.eviction = eviction;
+    this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table);
+  }
+
+  /** Pure: what the prompt finds cached, per node and pooled. */
+  match(blocks: readonly number[]): PrefixMatch {
+    return matchPrefix(this.table, this.produced, this.nodeCount, blocks);
+  }
+
+  /** The prompt was prefilled on `node`: all its blocks are now in the node's L1 and L2. */
+  admitPrefill(node: number, branch: number, blocks: readonly number[], now: number): void {
+    this.admit(node, branch, PHASE_P, blocks, now, false);
+  }
+
+  /** The request's KV arrived GPU-to-GPU at decode node `node`: in its L1, written through to its L2. */
+  admitDecode(node: number, branch: number, blocks: readonly number[], now: number): void {
+    this.admit(node, branch, PHASE_D, blocks, now, false);
+  }
+
+  /** Decode on `node` produced these blocks, continuing the branch's context: they join its D holding. */
+  addProduced(node: number, branch: number, blocks: readonly number[], now: number): void {
+    this.admit(node, branch, PHASE_D, blocks, now, true);
+  }
+
+  /** The branch issues no more requests: -1 on every block it holds, both phases. */
+  endBranch(branch: number): void {
+    const hs = this.holdings.take(branch);
+    if (!hs) return;
+    for (const h of hs) this.release(h);
+    this.tiers.flush();
+  }
+
+  /** A decode node switched to prefill: its L1 is emptied and its counts reset to 0. L2 stays. */
+  clearGpu(node: number): void {
+    this.checkNode(node);
+    this.dropHoldings(node);
+    this.tiers.clearTier(node, 0);
+  }
+
+  /** Restart or failure: the node's L1 and L2 are lost, and its counts with them. */
+  clearNode(node: number): void {
+    this.checkNode(node);
+    this.dropHoldings(node);
+    this.tiers.clearTier(node, 0);
+    this.tiers.clearTier(node, 1);
+  }
+
+  refCount(block: number, node: number): number {
+    const c = this.copies.find(block, node);
+    return c < 0 ? 0 : this.copies.store.i32[(c << 4) + COUNT]!;
+  }
+
+  has(block: number, node: number, tier: Tier): boolean {
+    if (block >>> 0 >= this.table.size) return false;
+    const mask = this.table.data[(block << 2) + (tier === 1 ? L1_MASK : L2_MASK)]!;
+    return (mask & (1 << node)) !== 0;
+  }
+
+  /** Blocks resident in the node's tier. */
+  used(node: number, tier: Tier): number {
+    return this.tiers.used[node * 2 + tier - 1]!;
+  }
+
+  capacityOf(node: number, tier: Tier): number {
+    return this.tiers.capacity[node * 2 + tier - 1]!;
+  }
+
+  /** Whether any earlier admit or addProduced produced this block. */
+  everProduced(block: number): boolean {
+    return isBlockId(block) && this.produced.has(block);
+  }
+
+  /** Branches currently holding counts. */
+  get activeBranches(): number {
+    return this.holdings.branchCount;
+  }
+
+  stats(): KvStats {
+    return { ...this.tiers.counters, copies: this.copies.store.liveCount };
+  }
+
+  /** Full consistency check (slow; for tests). Throws SimulationInvariantError on the first problem. */
+  checkInvariants(): void {
+    const problem = checkDirectory({
+      table: this.table,
+      copies: this.copies,
+      tiers: this.tiers,
+      holdings: this.holdings,
+      produced: this.produced,
+    });
+    if (problem) throw new SimulationInvariantError(`KV directory: ${problem}`);
+  }
+
+  private admit(node: number, branch: number, phase: Phase, blocks: readonly number[], now: number, extend: boolean): void {
+    this.checkNode(node);
+    if (!(now >= this.lastNow) || !Number.isFinite(now)) {
+      throw new RangeError(`time ${now} is not finite or goes back (last ${this.lastNow})`);
+    }
+    this.lastNow = now;
+    let max = -1;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      if (!isBlockId(b)) badBlockId(b);
+      if (b > max) max = b;
+    }
+    this.table.ensure(max);
+    this.detachAll(node, blocks);
+    if (branch === -1) this.placeAll(node, blocks, 0, null, null);
+    else if (extend) this.extendHolding(this.holdings.of(branch, phase), node, blocks);
+    else this.replaceHolding(this.holdings.of(branch, phase), node, blocks);
+  }
+
+  /** Take the prompt's resident copies on the node out of the eviction order; remember each copy. */
+  private detachAll(node: number, blocks: readonly number[]): void {
+    const n = blocks.length;
+    if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
+    const scratch = this.scratch;
+    const index = this.copies.index;
+    // Two loops, not one: the lookups are independent cache misses that the
+    // CPU overlaps when nothing waits on them.
+    for (let i = 0; i < n; i++) scratch[i] = index.get(blocks[i]!, node);
+    for (let i = 0; i < n; i++) if (scratch[i]! >= 0) this.tiers.detach(scratch[i]!);
+  }
+
+  /**
+   * The holding becomes exactly the prompt on `node`. Stamps: g = in the
+   * prompt, g+1 = also already held (keeps its count), g+2 = listed in the new
+   * holding. Different node: everything held is released and re-counted.
+   */
+  private replaceHolding(h: Holding, node: number, blocks: readonly number[]): void {
+    const g = this.nextGen();
+    const data = this.table.data;
+    for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = g;
+    if (h.node === node) {
+      for (let k = 0; k < h.blocks.length; k++) {
+        const s = (h.blocks[k]! << 2) + STAMP;
+        if (data[s] === g) data[s] = g + 1;
+        else this.dec(h.copies[k]!);
+      }
+    } else {
+      this.release(h);
+    }
+    this.tiers.flush();
+    const nextBlocks = this.spareBlocks;
+    const nextCopies = this.spareCopies;
+    this.placeAll(node, blocks, g, nextBlocks, nextCopies);
+    this.spareBlocks = h.blocks;
+    this.spareCopies = h.copies;
+    this.spareBlocks.length = 0;
+    this.spareCopies.length = 0;
+    h.blocks = nextBlocks;
+    h.copies = nextCopies;
+    h.node = nextBlocks.length > 0 ? node : NO_NODE;
+  }
+
+  /** The holding gains the produced blocks on `node` (moving there first if it was elsewhere). */
+  private extendHolding(h: Holding, node: number, blocks: readonly number[]): void {
+    if (h.node !== node && h.blocks.length > 0) this.moveHolding(h, node);
+    const g = this.nextGen();
+    const data = this.table.data;
+    // g = to add, g+2 = already held (placed, not recounted).
+    if (blocks.length * h.blocks.length > SCAN_LIMIT) {
+      for (let k = 0; k < h.blocks.length; k++) data[(h.blocks[k]! << 2) + STAMP] = g + 2;
+      for (let i = 0; i < blocks.length; i++) {
+        const s = (blocks[i]! << 2) + STAMP;
+        if (data[s] !== g + 2) data[s] = g;
+      }
+    } else {
+      for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = h.blocks.includes(blocks[i]!) ? g + 2 : g;
+    }
+    this.placeAll(node, blocks, g, h.blocks, h.copies);
+    if (h.blocks.length > 0) h.node = node;
+  }
+
+  /** A D->D move without access: counts leave the old node's copies for the new node's. */
+  private moveHolding(h: Holding, node: number): void {
+    this.release(h);
+    for (let k = 0; k < h.blocks.length; k++) {
+      const c = this.copies.findOrCreate(h.blocks[k]!, node);
+      this.inc(c);
+      h.copies[k] = c;
+    }
+    h.node = node;
+    this.tiers.flush();
+  }
+
+  /**
+   * Place every prompt block in the node's L1 and L2, last block first, each
+   * as the newest. With a holding to build (out lists), blocks stamped g gain
+   * a count as they are placed and blocks stamped g or g+1 are listed once.
+   */
+  private placeAll(node: number, blocks: readonly number[], g: number, outBlocks: number[] | null, outCopies: number[] | null): void {
+    const scratch = this.scratch;
+    const data = this.table.data;
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const b = blocks[i]!;
+      this.produced.add(b);
+      let c = scratch[i]!;
+      // The remembered copy may have been freed (and its record reused) since.
+      const i32 = this.copies.store.i32;
+      if (c < 0 || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== node) c = this.copies.findOrCreate(b, node);
+      if (outBlocks) {
+        const s = (b << 2) + STAMP;
+        const st = data[s]!;
+        if (st === g || st === g + 1) {
+          if (st === g) this.inc(c);
+          data[s] = g + 2;
+          outBlocks.push(b);
+          outCopies!.push(c);
+        }
+      }
+      this.copies.store.f64[keyIndex(c)] = ++this.seq;
+      this.tiers.place(c * 2, node, 0);
+      this.tiers.place(c * 2 + 1, node, 1);
+      // Only a tier too small for the prompt leaves a fresh, uncounted copy nowhere.
+      if (this.copies.store.i32[(c << 4) + COUNT] === 0 && this.tiers.isNowhere(c)) this.copies.free(c);
+    }
+  }
+
+  /** -1 on every copy of the holding, oldest placed first (so released slots requeue in key order). */
+  private release(h: Holding): void {
+    for (let k = 0; k < h.copies.length; k++) this.dec(h.copies[k]!);
+  }
+
+  /** Every holding on the node is released and emptied. */
+  private dropHoldings(node: number): void {
+    for (const h of this.holdings.onNode(node)) {
+      this.release(h);
+      h.node = NO_NODE;
+      h.blocks = [];
+      h.copies = [];
+    }
+    this.tiers.flush();
+  }
+
+  private inc(c: number): void {
+    if (this.copies.store.i32[(c << 4) + COUNT]!++ === 0) this.tiers.classChanged(c);
+  }
+
+  private dec(c: number): void {
+    const i32 = this.copies.store.i32;
+    const f = (c << 4) + COUNT;
+    if (i32[f]! <= 0) throw new SimulationInvariantError(`KV directory: decrement of uncounted copy ${c}`);
+    if (--i32[f]! > 0) return;
+    if (this.tiers.isNowhere(c)) this.copies.free(c);
+    else this.tiers.classChanged(c);
+  }
+
+  private nextGen(): number {
+    this.gen += 3;
+    if (this.gen > 0x3ffffff0) {
+      // Wrap before overflow; stamps from before the wrap must not match.
+      const data = this.table.data;
+      for (let i = STAMP; i < data.length; i += 4) data[i] = 0;
+      this.gen = 3;
+    }
+    return this.gen;
+  }
+
+  private checkNode(node: number): void {
+    if (!Number.isInteger(node) || node < 0 || node >= this.nodeCount) {
+      throw new RangeError(`node ${node} is not in [0, ${this.nodeCount})`);
+    }
+  }
+}
+
+function checkCapacity(list: readonly number[], node: number, name: string): void {
+  const v = list[node];
+  if (v === undefined || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) {
+    throw new RangeError(`${name}[${node}] must be a non-negative integer, got ${v}`);
+  }
+}

@@ -1,0 +1,97 @@
+import type { GrowableBitmap } from './bitmap.js';
+import { L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
+import type { Copies } from './copies.js';
+import { BLOCK, COUNT, NODE, QUEUE, slotBase } from './copy-store.js';
+import type { BranchHoldings } from './holdings.js';
+import type { Tiers } from './tiers.js';
+
+/** The directory's internals, as the consistency check sees them. */
+export interface DirectoryParts {
+  table: BlockTable;
+  copies: Copies;
+  tiers: Tiers;
+  holdings: BranchHoldings;
+  produced: GrowableBitmap;
+}
+
+/**
+ * Recomputes everything derivable from scratch and compares: queue structure,
+ * use per tier against capacity and queue sizes, residency masks, the copy
+ * index, the class of each queued slot, and every count against the holdings.
+ * Returns the first problem found, or null. O(everything): tests only.
+ */
+export function checkDirectory(d: DirectoryParts): string | null {
+  const { table, tiers } = d;
+  const { store, index } = d.copies;
+  const i32 = store.i32;
+  const nodes = tiers.nodeCount;
+  for (let q = 0; q < nodes * 4; q++) {
+    const problem = tiers.queues.check(q);
+    if (problem) return problem;
+  }
+  for (let nt = 0; nt < nodes * 2; nt++) {
+    const size = tiers.queues.size(nt * 2) + tiers.queues.size(nt * 2 + 1);
+    const where = `node ${nt >> 1} tier ${(nt & 1) + 1}`;
+    if (tiers.used[nt] !== size) return `${where}: used ${tiers.used[nt]} but ${size} queued`;
+    if (size > tiers.capacity[nt]!) return `${where}: ${size} blocks over capacity ${tiers.capacity[nt]}`;
+    if (!tiers.refcountOrder && tiers.queues.size(nt * 2 + 1) !== 0) return `${where}: counted queue used under lru`;
+  }
+
+  const expected = new Map<string, number>();
+  for (const h of d.holdings.entries()) {
+    if (h.copies.length !== h.blocks.length) return `branch ${h.branch}: holding lists differ in length`;
+    for (let k = 0; k < h.blocks.length; k++) {
+      const b = h.blocks[k]!;
+      const c = h.copies[k]!;
+      if (!store.isLive(c) || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== h.node) {
+        return `branch ${h.branch}: holds block ${b} on node ${h.node} through a wrong copy record`;
+      }
+      const key = `${b}@${h.node}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+  }
+  for (const h of d.holdings.entries()) {
+    if (new Set(h.blocks).size !== h.blocks.length) return `branch ${h.branch}: a block listed twice in one holding`;
+  }
+
+  const masks = new Map<number, [number, number]>();
+  let live = 0;
+  for (let c = 0; c < store.highWater; c++) {
+    if (!store.isLive(c)) continue;
+    live++;
+    const o = c << 4;
+    const b = i32[o + BLOCK]!;
+    const node = i32[o + NODE]!;
+    const count = i32[o + COUNT]!;
+    const where = `block ${b} node ${node}`;
+    if (count < 0) return `${where}: negative count ${count}`;
+    const want = expected.get(`${b}@${node}`) ?? 0;
+    if (count !== want) return `${where}: count ${count} but ${want} holdings`;
+    expected.delete(`${b}@${node}`);
+    let resident = false;
+    for (let t = 0; t < 2; t++) {
+      const q = i32[slotBase(c * 2 + t) + QUEUE]!;
+      if (q === -1) continue;
+      if (q < 0) return `${where} tier ${t + 1}: left detached or pending (${q})`;
+      resident = true;
+      if (!d.produced.has(b)) return `${where}: resident but never produced`;
+      const cls = tiers.refcountOrder && count > 0 ? 1 : 0;
+      if (q !== (node * 2 + t) * 2 + cls) return `${where} tier ${t + 1}: in queue ${q}`;
+      const m = masks.get(b) ?? [0, 0];
+      m[t]! |= 1 << node;
+      masks.set(b, m);
+    }
+    if (!resident && count === 0) return `${where}: record neither resident nor counted`;
+    if (index.get(b, node) !== c) return `${where}: copy index points elsewhere`;
+  }
+  if (live !== store.liveCount) return `live copies ${live} != ${store.liveCount}`;
+  // Every live copy is indexed under its own key, so equal sizes mean nothing stale is indexed.
+  if (index.size !== live) return `copy index holds ${index.size} entries for ${live} copies`;
+  for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
+
+  for (let b = 0; b < table.size; b++) {
+    const m = masks.get(b) ?? [0, 0];
+    if (table.data[(b << 2) + L1_MASK] !== m[0] || table.data[(b << 2) + L2_MASK] !== m[1]) return `block ${b}: residency masks wrong`;
+  }
+  return null;
+}

@@ -1,0 +1,181 @@
+import { SimulationInvariantError } from '../../common/errors.js';
+import { L1_MASK, type BlockTable } from './block-table.js';
+import type { Copies } from './copies.js';
+import { BLOCK, COUNT, DETACHED, NODE, NOT_RESIDENT, PENDING, QUEUE, slotBase } from './copy-store.js';
+import { RunQueues } from './run-queues.js';
+
+/**
+ * Residency: which copies sit in which (node, tier), in what eviction order,
+ * within capacity. Queue (node, tier, class) is (node * 2 + t) * 2 + class,
+ * class 1 = counted (refcount order only; under lru every slot is class 0).
+ */
+export class Tiers {
+  /** Per (node, tier) at node * 2 + t (t = 0 for L1). */
+  readonly capacity: Int32Array;
+  readonly used: Int32Array;
+  readonly queues: RunQueues;
+  readonly counters = {
+    l1Inserts: 0,
+    l2Inserts: 0,
+    l1Evictions: 0,
+    l2Evictions: 0,
+    l1HeldEvictions: 0,
+    l2HeldEvictions: 0,
+    l1Cleared: 0,
+    l2Cleared: 0,
+  };
+  /** Per tier, slots whose count crossed 0, waiting to be requeued in their new class. */
+  private readonly pending = [new Int32Array(256), new Int32Array(256)];
+  private readonly pendingLen = new Int32Array(2);
+
+  constructor(
+    readonly nodeCount: number,
+    l1: readonly number[],
+    l2: readonly number[],
+    readonly refcountOrder: boolean,
+    private readonly copies: Copies,
+    private readonly table: BlockTable,
+  ) {
+    this.capacity = new Int32Array(nodeCount * 2);
+    for (let n = 0; n < nodeCount; n++) {
+      this.capacity[n * 2] = l1[n]!;
+      this.capacity[n * 2 + 1] = l2[n]!;
+    }
+    this.used = new Int32Array(nodeCount * 2);
+    this.queues = new RunQueues(copies.store, nodeCount * 4);
+  }
+
+  /** Take the copy's resident slots out of the eviction order until place() puts them back. */
+  detach(c: number): void {
+    const i32 = this.copies.store.i32;
+    for (let x = c * 2; x < c * 2 + 2; x++) {
+      const qf = slotBase(x) + QUEUE;
+      if (i32[qf]! < 0) continue;
+      this.queues.remove(x);
+      i32[qf] = DETACHED;
+    }
+  }
+
+  /**
+   * Slot x (tier t of a copy on `node`) becomes the newest of its queue,
+   * inserted if absent; the caller has just given its copy the newest key.
+   * If that puts the tier over capacity, the first slot in eviction order
+   * goes; if that is x itself, x never enters (its copy is left for the
+   * caller to free).
+   */
+  place(x: number, node: number, t: number): void {
+    const store = this.copies.store;
+    const qf = slotBase(x) + QUEUE;
+    const state = store.i32[qf]!;
+    if (state >= 0) this.queues.remove(x); // the same id twice in one prompt
+    const nt = node * 2 + t;
+    this.queues.append(x, this.queueOf(nt, store.i32[((x >> 1) << 4) + COUNT]!));
+    if (state !== NOT_RESIDENT) return;
+    const used = ++this.used[nt]!;
+    // The tier's mask is at L1_MASK + t.
+    this.table.data[(store.i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
+    if (used > this.capacity[nt]!) {
+      const victim = this.victim(nt);
+      if (victim === x) {
+        this.dropSlot(x, node, t, false);
+        return;
+      }
+      this.evict(victim, node, t);
+    }
+    if (t === 0) this.counters.l1Inserts++;
+    else this.counters.l2Inserts++;
+  }
+
+  /** A copy's count crossed 0: its queued slots wait in `pending` until flush() requeues them. */
+  classChanged(c: number): void {
+    if (!this.refcountOrder) return;
+    const i32 = this.copies.store.i32;
+    for (let t = 0; t < 2; t++) {
+      const x = c * 2 + t;
+      const qf = slotBase(x) + QUEUE;
+      if (i32[qf]! < 0) continue; // not resident, detached (place() decides) or already pending
+      this.queues.remove(x);
+      i32[qf] = PENDING;
+      let buf = this.pending[t]!;
+      const len = this.pendingLen[t]!;
+      if (len === buf.length) {
+        const bigger = new Int32Array(len * 2);
+        bigger.set(buf);
+        this.pending[t] = buf = bigger;
+      }
+      buf[len] = x;
+      this.pendingLen[t] = len + 1;
+    }
+  }
+
+  /**
+   * Requeue pending slots in the class of their current count, keeping their
+   * keys. They come per tier in the order their holding was walked, which is
+   * key order, so they form few runs.
+   */
+  flush(): void {
+    const i32 = this.copies.store.i32;
+    for (let t = 0; t < 2; t++) {
+      const buf = this.pending[t]!;
+      const len = this.pendingLen[t]!;
+      for (let k = 0; k < len; k++) {
+        const x = buf[k]!;
+        const o = (x >> 1) << 4;
+        this.queues.addOld(x, this.queueOf(i32[o + NODE]! * 2 + t, i32[o + COUNT]!));
+      }
+      this.queues.endBatch();
+      this.pendingLen[t] = 0;
+    }
+  }
+
+  /** Drop every slot of (node, tier), freeing copies left resident nowhere and uncounted. */
+  clearTier(node: number, t: number): void {
+    const q0 = (node * 2 + t) * 2;
+    const slots = this.queues.members(q0).concat(this.queues.members(q0 + 1));
+    for (const x of slots) this.dropSlot(x, node, t, true);
+    if (t === 0) this.counters.l1Cleared += slots.length;
+    else this.counters.l2Cleared += slots.length;
+  }
+
+  /** True when the copy is in neither tier (detached and pending slots are resident). */
+  isNowhere(c: number): boolean {
+    const i32 = this.copies.store.i32;
+    return i32[slotBase(c * 2) + QUEUE] === NOT_RESIDENT && i32[slotBase(c * 2 + 1) + QUEUE] === NOT_RESIDENT;
+  }
+
+  /** First slot in (node, tier) eviction order: the count-zero queue first. */
+  private victim(nt: number): number {
+    const x = this.queues.peek(nt * 2);
+    if (x >= 0) return x;
+    const y = this.queues.peek(nt * 2 + 1);
+    if (y < 0) throw new SimulationInvariantError(`KV directory: node ${nt >> 1} tier ${(nt & 1) + 1} over capacity with nothing to evict`);
+    return y;
+  }
+
+  private evict(x: number, node: number, t: number): void {
+    const held = this.copies.store.i32[((x >> 1) << 4) + COUNT]! > 0;
+    if (t === 0) {
+      this.counters.l1Evictions++;
+      if (held) this.counters.l1HeldEvictions++;
+    } else {
+      this.counters.l2Evictions++;
+      if (held) this.counters.l2HeldEvictions++;
+    }
+    this.dropSlot(x, node, t, true);
+  }
+
+  /** Slot x leaves its tier; its copy is freed (if `free`) once resident nowhere and uncounted. */
+  private dropSlot(x: number, node: number, t: number, free: boolean): void {
+    const i32 = this.copies.store.i32;
+    this.queues.remove(x);
+    i32[slotBase(x) + QUEUE] = NOT_RESIDENT;
+    this.used[node * 2 + t]!--;
+    const c = x >> 1;
+    this.table.data[(i32[(c << 4) + BLOCK]! << 2) + L1_MASK + t] &= ~(1 << node);
+    if (free && i32[slotBase(x ^ 1) + QUEUE] === NOT_RESIDENT && i32[(c << 4) + COUNT] === 0) this.copies.free(c);
+  }
+
+  private queueOf(nodeTier: number, count: number): number {
+    return nodeTier * 2 + (this.refcountOrder && count > 0 ? 1 : 0);
+  }
+}

@@ -1,0 +1,59 @@
+/** Public types of the KV directory (design section 3, "KV tiers", "KV directory", "Eviction"). */
+
+/** `refcount`: count-zero copies first, then oldest last access. `lru`: last access only. */
+export type EvictionOrder = 'refcount' | 'lru';
+
+/** 1 = GPU memory (L1), 2 = host memory (L2, the pooled tier). */
+export type Tier = 1 | 2;
+
+/** Node masks are 32-bit integers with one bit per node, so at most 31 nodes (bit 31 is the sign). */
+export const MAX_NODES = 31;
+
+/**
+ * Block ids index typed arrays directly (the workload allocates them densely
+ * from 0, importers remap hashes), so memory grows with the largest id seen;
+ * this cap turns a stray hash-sized id into an error instead of a huge allocation.
+ */
+export const MAX_BLOCK_ID = 2 ** 26 - 1;
+
+export interface KvDirectoryOptions {
+  nodeCount: number;
+  /** Per node, GPU (L1) capacity in blocks. */
+  l1CapacityBlocks: readonly number[];
+  /** Per node, host-memory (L2) capacity in blocks. */
+  l2CapacityBlocks: readonly number[];
+  eviction: EvictionOrder;
+}
+
+/** What a request's prompt finds cached. All counts are leading (contiguous from block 0) block counts. */
+export interface PrefixMatch {
+  /** Per node: leading blocks in that node's L1. */
+  gpu: Int32Array;
+  /** Per node: leading blocks each in that node's L1 or L2. */
+  local: Int32Array;
+  /** Leading blocks each present in some node's L1 or L2 (the pooled prefix). */
+  pool: number;
+  /**
+   * For each of the `pool` leading blocks, the node to fetch it from: the
+   * lowest node id holding it in L2 (host memory is the pooled tier), or, if
+   * no node has it in L2, the lowest node id holding it in L1.
+   */
+  poolSource: Int32Array;
+  /** Leading blocks that any earlier admit or addProduced ever produced, even if evicted since. */
+  ideal: number;
+}
+
+export interface KvStats {
+  l1Inserts: number;
+  l2Inserts: number;
+  l1Evictions: number;
+  l2Evictions: number;
+  /** Evictions of copies that active branches still counted (capacity too small for the live contexts). */
+  l1HeldEvictions: number;
+  l2HeldEvictions: number;
+  /** Copies dropped by clearGpu / clearNode (not counted as evictions). */
+  l1Cleared: number;
+  l2Cleared: number;
+  /** Live copy records: resident in some tier, or counted by a branch while evicted. */
+  copies: number;
+}
