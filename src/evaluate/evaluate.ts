@@ -1,6 +1,7 @@
 import { buildCluster, Simulator, type PolicyHook, type SimMetrics } from '../sim/index.js';
 import { createTraceSource } from '../workload/index.js';
 import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
+import { AutopoiesisError } from '../common/errors.js';
 import { computeBreakdown, type Breakdown } from './breakdown.js';
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
@@ -38,6 +39,18 @@ export interface EvaluateOptions {
   sandbox?: SandboxOptions;
   /** The run stops at the latest at warm-up + window x this (default 4). */
   capFactor?: number;
+  /**
+   * Wall-clock budget of the whole evaluation, ms. Checked between policy
+   * calls (each call has its own CPU and wall limits in the sandbox); past it
+   * the evaluation throws EvaluationTimeout. It only aborts: it never changes
+   * a result, so evaluations stay deterministic.
+   */
+  wallLimitMs?: number;
+}
+
+/** The evaluation ran past its wall-clock budget: the candidate is rejected, not retried. */
+export class EvaluationTimeout extends AutopoiesisError {
+  readonly exitCode = 1;
 }
 
 /**
@@ -55,7 +68,8 @@ export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; sourc
     failures.push({ kind: error.kind, count: 1, firstMessage: error.message });
   }
   try {
-    const hook = sandbox ? sandboxHook(sandbox, options.schedCost) : undefined;
+    const inner = sandbox ? sandboxHook(sandbox, options.schedCost) : undefined;
+    const hook = inner && options.wallLimitMs !== undefined ? withDeadline(inner, performance.now() + options.wallLimitMs, options.wallLimitMs) : inner;
     const result = replaySnapshot(snapshot, hook, options.capFactor ?? 4);
     for (const f of result.sim.policy.failures) failures.push({ ...f });
     const { tTotal, breakdown } = computeBreakdown(result.sim, snapshot.warmupSeconds, snapshot.roles.length, result.sim.policy.scoredCpuSeconds);
@@ -78,6 +92,16 @@ export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; sourc
   } finally {
     sandbox?.dispose();
   }
+}
+
+function withDeadline(hook: PolicyHook, deadline: number, budgetMs: number): PolicyHook {
+  const check = () => {
+    if (performance.now() > deadline) throw new EvaluationTimeout(`evaluation exceeded its wall-clock budget of ${budgetMs} ms`);
+  };
+  return {
+    shouldReschedule: (ctx) => (check(), hook.shouldReschedule(ctx)),
+    schedule: (ctx) => (check(), hook.schedule(ctx)),
+  };
 }
 
 /** Run the snapshot's work to the end under a policy hook (or none: the split stays). */

@@ -1,0 +1,69 @@
+import { availableParallelism } from 'node:os';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
+
+export interface EvaluatorPoolOptions extends WorkerSetup {
+  /** Worker threads (default: the machine's cores). */
+  threads?: number;
+  /** Backstop: a task still running this long after the wall limit has its worker terminated. */
+  backstopMs?: number;
+}
+
+/**
+ * Evaluates candidates in a piscina pool, one sandbox per candidate. Workers
+ * only return results; the caller (main thread) writes the database.
+ */
+export class EvaluatorPool {
+  private readonly pool: Piscina<EvalTask, EvalOutcome>;
+  private readonly backstopMs: number;
+  readonly threads: number;
+
+  constructor(options: EvaluatorPoolOptions) {
+    this.threads = options.threads ?? availableParallelism();
+    this.backstopMs = options.wallLimitMs + (options.backstopMs ?? 5_000);
+    const { threads: _t, backstopMs: _b, ...setup } = options;
+    this.pool = new Piscina({
+      filename: workerFile(),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      workerData: setup satisfies WorkerSetup,
+      // isolated-vm on Node 20 needs the process started with --no-node-snapshot; workers inherit it.
+      execArgv: process.execArgv,
+    });
+  }
+
+  async evaluate(task: EvalTask): Promise<EvalOutcome> {
+    const started = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.backstopMs);
+    try {
+      return await this.pool.run(task, { signal: controller.signal });
+    } catch (error) {
+      const wallMs = performance.now() - started;
+      if (controller.signal.aborted) return { ok: false, kind: 'timeout', message: `worker terminated after ${Math.round(wallMs)} ms without an answer`, wallMs };
+      return { ok: false, kind: 'crash', message: error instanceof Error ? error.message : String(error), wallMs };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+/**
+ * The compiled worker. Under vitest the sources are TypeScript, so the worker
+ * always runs from dist/ (npm test builds first).
+ */
+function workerFile(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const compiled = join(here, 'worker.js');
+  if (existsSync(compiled)) return compiled;
+  let dir = here;
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return join(dir, 'dist', 'src', 'evolve', 'pool', 'worker.js');
+}

@@ -1,0 +1,3 @@
+/** Parallel, sandboxed evaluation of candidates in a piscina worker pool. */
+export { EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.js';
+export type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
