@@ -1,0 +1,13 @@
+/**
+ * Mutators (design section 7): what turns a parent policy into a candidate.
+ * `structural` edits the source with no network; `llm` asks an
+ * OpenAI-compatible endpoint; `mix:` draws one of them per candidate.
+ */
+export type { Mutator, MutationInput, MutationOutput, ScoredPolicy } from './types.js';
+export { MutationFailed, type MutationFailureReason, type MutationCost } from './errors.js';
+export { createStructuralMutator, type StructuralOptions } from './structural/index.js';
+export { createLlmMutator, type LlmOptions } from './llm/index.js';
+export { createMixedMutator } from './mixed.js';
+export { parseMutatorSpec, type MutatorName } from './spec.js';
+export { applySearchReplace, extractWholeFile, type AnswerError } from './llm/answer.js';
+export { checkPolicy, CONTRACT_FUNCTIONS } from './policy-shape.js';

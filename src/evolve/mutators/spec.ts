@@ -1,0 +1,36 @@
+import { UsageError } from '../../common/errors.js';
+
+export type MutatorName = 'structural' | 'llm';
+const NAMES: readonly MutatorName[] = ['structural', 'llm'];
+
+/**
+ * The --mutator flag: `structural`, `llm`, or `mix:llm=0.7,structural=0.3`.
+ * Mix weights are relative (they need not sum to 1); a weight of 0 keeps a
+ * mutator out without editing the rest of the spec.
+ */
+export function parseMutatorSpec(spec: string): { name: MutatorName; weight: number }[] {
+  const text = spec.trim();
+  if (isName(text)) return [{ name: text, weight: 1 }];
+  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm or mix:NAME=WEIGHT,...`);
+  const parts: { name: MutatorName; weight: number }[] = [];
+  for (const item of text.slice('mix:'.length).split(',')) {
+    const match = /^\s*([a-z]+)\s*=\s*([^\s,]+)\s*$/.exec(item);
+    if (!match) throw bad(spec, `'${item.trim()}' is not NAME=WEIGHT`);
+    const [, name, weightText] = match as unknown as [string, string, string];
+    if (!isName(name)) throw bad(spec, `unknown mutator '${name}' (known: ${NAMES.join(', ')})`);
+    const weight = Number(weightText);
+    if (!Number.isFinite(weight) || weight < 0) throw bad(spec, `weight of ${name} must be a number >= 0, got '${weightText}'`);
+    if (parts.some((p) => p.name === name)) throw bad(spec, `${name} is listed twice`);
+    parts.push({ name, weight });
+  }
+  if (!parts.some((p) => p.weight > 0)) throw bad(spec, 'at least one weight must be above 0');
+  return parts;
+}
+
+function isName(text: string): text is MutatorName {
+  return (NAMES as readonly string[]).includes(text);
+}
+
+function bad(spec: string, why: string): UsageError {
+  return new UsageError(`--mutator '${spec}': ${why}`);
+}

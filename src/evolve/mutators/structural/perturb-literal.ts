@@ -1,0 +1,63 @@
+import type { AnyNode } from 'acorn';
+import { nodesWithAncestors, type Edit, type EditContext, type EditKind } from './edit.js';
+import { formatNumber, numericLiteral, perturbLogScale, type NumericOperand } from './numbers.js';
+import { lineOf, splice, whereOf } from './source.js';
+
+/**
+ * Multiply one numeric literal by exp(N(0, 0.5)): thresholds, hold times,
+ * margins and weights are what most policies differ by.
+ */
+export const perturbLiteral: EditKind = {
+  name: 'perturb-literal',
+  weight: 3,
+  apply(context, rng): Edit | null {
+    const sites = literalSites(context);
+    if (sites.length === 0) return null;
+    const site = rng.pick(sites);
+    const next = perturbLogScale(site.literal.value, site.literal.integer, rng);
+    const text = formatNumber(next);
+    return {
+      code: splice(context.code, site.literal.start, site.literal.end, text),
+      description: `perturb literal ${site.literal.raw} -> ${text} ${site.where} (line ${site.line})`,
+    };
+  },
+};
+
+function literalSites(context: EditContext): { literal: NumericOperand; where: string; line: number }[] {
+  const sites: { literal: NumericOperand; where: string; line: number }[] = [];
+  for (const { node, ancestors } of nodesWithAncestors(context.program)) {
+    const literal = numericLiteral(node);
+    if (!literal || isIndexLike(literal, node, ancestors)) continue;
+    sites.push({ literal, where: whereOf(ancestors), line: lineOf(node) });
+  }
+  return sites;
+}
+
+/**
+ * Literals that index or count rather than tune: moving them mostly breaks
+ * the policy (an off-by-one, an undefined element) and wastes an evaluation.
+ * Skipped: 0 (a multiplicative step cannot move it), array subscripts
+ * `xs[0]`, a 1 added or subtracted (`i - 1`, `n + 1`, `x += 1`), and loop
+ * initialisers and updates (`for (let p = 1; ...; p += 1)`). Loop bounds in
+ * the test (`p < 8`) stay editable.
+ */
+function isIndexLike(literal: NumericOperand, node: AnyNode, ancestors: readonly AnyNode[]): boolean {
+  if (literal.value === 0) return true;
+  const parent = ancestors[ancestors.length - 2];
+  if (parent?.type === 'MemberExpression' && parent.computed && parent.property === node) return true;
+  if (literal.value === 1) {
+    if (parent?.type === 'BinaryExpression' && (parent.operator === '+' || parent.operator === '-')) return true;
+    if (parent?.type === 'AssignmentExpression' && (parent.operator === '+=' || parent.operator === '-=')) return true;
+  }
+  for (const ancestor of ancestors) {
+    if (ancestor.type !== 'ForStatement') continue;
+    const inInit = ancestor.init && within(node, ancestor.init);
+    const inUpdate = ancestor.update && within(node, ancestor.update);
+    if (inInit || inUpdate) return true;
+  }
+  return false;
+}
+
+function within(node: AnyNode, outer: { start: number; end: number }): boolean {
+  return node.start >= outer.start && node.end <= outer.end;
+}
