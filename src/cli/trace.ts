@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../common/errors.js';
-import { formatTrace, generateTrace, loadWorkloadPreset, readTrace, traceStats, type TraceStats } from '../workload/index.js';
+import { DEFAULT_IMPORT_MODEL, formatTrace, generateTrace, IMPORT_FORMATS, importTrace, loadWorkloadPreset, readTrace, traceStats, type TraceStats } from '../workload/index.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 
@@ -13,7 +13,16 @@ interface GenOptions {
   output: string;
 }
 
-/** `autopoiesis trace gen|stats`: record a preset run as a JSONL trace, and summarise a trace. */
+interface ImportFlags {
+  format: string;
+  output: string;
+  model: string;
+  /** false with --no-infer. */
+  infer: boolean;
+  limit?: number;
+}
+
+/** `autopoiesis trace gen|stats|import`: record a preset run as a JSONL trace, summarise a trace, import a public one. */
 export function registerTraceCommand(program: Command, io: CliIO): void {
   const trace = program.command('trace').description('generate and inspect workload traces (JSONL)');
 
@@ -35,6 +44,26 @@ export function registerTraceCommand(program: Command, io: CliIO): void {
       writeFileAtomic(opts.output, formatTrace(result));
       const s = traceStats(result.events);
       io.out(`wrote ${opts.output}: ${s.requests} requests, ${s.agents} agents, ${s.branches} branches, ${opts.minutes} min of ${preset.name} (seed ${opts.seed})\n`);
+    });
+
+  trace
+    .command('import')
+    .description('convert a public trace (Mooncake JSONL, Azure CSV) to an open-loop trace, inferring branches and compactions from its blocks')
+    .argument('<file>', 'the public trace file')
+    .requiredOption('--format <format>', `input format: ${Object.keys(IMPORT_FORMATS).join(' | ')}`)
+    .requiredOption('-o, --output <file>', 'trace file to write (JSONL)')
+    .option('--model <name>', 'model profile written to the header', DEFAULT_IMPORT_MODEL)
+    .option('--no-infer', 'keep the requests without branches, compactions or ends')
+    .option('--limit <n>', 'import only the first n requests', intOption('--limit', 1))
+    .action((file: string, opts: ImportFlags) => {
+      // Everything is parsed and checked before the write, so a malformed line leaves no output file.
+      const result = importTrace(opts.format, file, { model: opts.model, infer: opts.infer, maxLines: opts.limit });
+      writeFileAtomic(opts.output, formatTrace(result));
+      const s = traceStats(result.events);
+      const inferred = s.requestsWithInferredSignals
+        ? `inferred signals on ${s.requestsWithInferredSignals} requests (${s.inferredContinuations} continuations, ${s.inferredCompactions} compactions, ${s.inferredBranches} branches)`
+        : 'no inferred signals';
+      io.out(`wrote ${opts.output}: ${s.requests} requests over ${(s.durationSeconds / 60).toFixed(1)} min from ${result.header.source}; ${inferred}\n`);
     });
 
   trace
@@ -66,6 +95,9 @@ function statsTable(file: string, source: string, model: string, s: TraceStats):
     ['output tokens', `${int(s.meanOutputTokens)} mean`],
     ['pause', `${s.meanPauseSeconds.toFixed(2)} s mean`],
   ];
+  if (s.requestsWithInferredSignals) {
+    rows.push(['inferred signals', `${int(s.requestsWithInferredSignals)} requests: ${int(s.inferredContinuations ?? 0)} continuations, ${int(s.inferredCompactions ?? 0)} compactions, ${int(s.inferredBranches ?? 0)} new branches`]);
+  }
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
 }

@@ -13,3 +13,16 @@ export { validateTrace } from './trace-check.js';
 export { generateTrace, type GenerateTraceOptions } from './trace-gen.js';
 export { createTraceSource, type TraceSourceOptions } from './trace-source.js';
 export { traceStats, type TraceStats } from './trace-stats.js';
+export {
+  importTrace,
+  importMooncake,
+  importAzure,
+  inferSignals,
+  IMPORT_FORMATS,
+  INFER_DEFAULTS,
+  DEFAULT_IMPORT_MODEL,
+  type ImportFormat,
+  type ImportOptions,
+  type ImportTraceOptions,
+  type InferOptions,
+} from './importers/index.js';

@@ -62,6 +62,12 @@ export const requestLineSchema = z.strictObject({
   output: z.number().int().positive(),
   blocks: blockList.default([]),
   produced: blockList.default([]),
+  /**
+   * Set by an importer when `agent`/`branch`/`version` were inferred from the
+   * blocks rather than recorded (importers/infer-signals.ts): how this
+   * request was placed. Absent on recorded traces.
+   */
+  inferred: z.enum(['continuation', 'compaction', 'branch']).optional(),
 });
 
 export const compactLineSchema = z.strictObject({

@@ -21,6 +21,18 @@ export interface TraceStats {
   meanPauseSeconds: number;
   /** Last event time minus first. */
   durationSeconds: number;
+  /**
+   * Present only when some request carries an `inferred` marker (an imported
+   * trace whose harness signals were inferred); absent on recorded traces so
+   * that their figures keep their shape.
+   */
+  requestsWithInferredSignals?: number;
+  /** Inferred requests that extend their branch's last prompt. */
+  inferredContinuations?: number;
+  /** Inferred requests that keep only a short prefix of their branch (a `compact` line precedes them). */
+  inferredCompactions?: number;
+  /** Inferred requests that start a new branch (one agent each). */
+  inferredBranches?: number;
 }
 
 /** Figures of a trace, in file order ("earlier" means an earlier line). */
@@ -38,6 +50,7 @@ export function traceStats(events: readonly TraceEvent[]): TraceStats {
   let output = 0;
   let pauses = 0;
   let pauseSum = 0;
+  const inferred = { continuation: 0, compaction: 0, branch: 0 };
   let first = Infinity;
   let last = -Infinity;
   for (const e of events) {
@@ -67,6 +80,7 @@ export function traceStats(events: readonly TraceEvent[]): TraceStats {
           pauses++;
           pauseSum += e.wait;
         }
+        if (e.inferred) inferred[e.inferred]++;
         cached += Math.min(e.input, cachedPrefix(e.blocks, seen) * BLOCK_TOKENS);
         addAll(e.blocks, seen);
         addAll(e.produced, seen);
@@ -77,6 +91,10 @@ export function traceStats(events: readonly TraceEvent[]): TraceStats {
     }
   }
   const per = (x: number): number => (requests ? x / requests : 0);
+  const inferredTotal = inferred.continuation + inferred.compaction + inferred.branch;
+  const inferredCounts = inferredTotal
+    ? { requestsWithInferredSignals: inferredTotal, inferredContinuations: inferred.continuation, inferredCompactions: inferred.compaction, inferredBranches: inferred.branch }
+    : {};
   return {
     requests,
     agents: agentLines || agentIds.size,
@@ -91,6 +109,7 @@ export function traceStats(events: readonly TraceEvent[]): TraceStats {
     meanOutputTokens: per(output),
     meanPauseSeconds: pauses ? pauseSum / pauses : 0,
     durationSeconds: events.length ? last - first : 0,
+    ...inferredCounts,
   };
 }
 
