@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSnapshot, evaluatePolicy, parseSchedCost } from '../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
-import { packageRoot } from '../src/sim/profiles/index.js';
+import { packageRoot } from '../src/common/package-root.js';
 
 const repeatAt = process.argv.indexOf('--repeat');
 const repeat = repeatAt > 0 ? Number(process.argv[repeatAt + 1]) : 5;

@@ -4,6 +4,7 @@ import { registerSimulateCommand } from './simulate.js';
 import { registerTraceCommand } from './trace.js';
 import { registerReplayCommand } from './replay.js';
 import { registerCompareCommand } from './compare.js';
+import { registerEvolveCommand } from './evolve.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -11,4 +12,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerTraceCommand(program, io);
   registerReplayCommand(program, io);
   registerCompareCommand(program, io);
+  registerEvolveCommand(program, io);
 }

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { buildSnapshot, evaluatePolicy, parseSchedCost, type Evaluation } from '../evaluate/index.js';
-import { packageRoot } from '../sim/profiles/index.js';
+import { packageRoot } from '../common/package-root.js';
 import type { CliIO } from './io.js';
 import { addClusterOptions, resolveCluster, type ClusterFlags } from './cluster-options.js';
 import { readPolicyFile } from './policy-file.js';

@@ -1,6 +1,6 @@
 /** Snapshot replay -> fitness (T_total), breakdown, metrics, failures, features (design section 6). */
 export { evaluatePolicy, replaySnapshot, EvaluationTimeout, type Evaluation, type EvaluateOptions, type Features, type FailureCount } from './evaluate.js';
-export { buildSnapshot, type Snapshot, type SnapshotSpec } from './snapshot.js';
+export { buildSnapshot, buildSnapshotFromStrings, type Snapshot, type SnapshotSpec, type SnapshotStrings } from './snapshot.js';
 export { computeBreakdown, type Breakdown } from './breakdown.js';
 export { parseSchedCost, chargedSeconds, formatSchedCost, type SchedCost } from './sched-cost.js';
 export { sandboxHook } from './sandbox-policy.js';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
-import type { Mechanics, MembershipChange, Role } from '../sim/index.js';
+import { parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
+import { InputError } from '../common/errors.js';
 
 /**
  * What the evaluator replays: a window of recorded work (a trace: requests
@@ -53,4 +54,32 @@ export function buildSnapshot(spec: SnapshotSpec): Snapshot {
     membership: spec.membership ?? [],
     seed: spec.seed,
   };
+}
+
+/** The cluster given as strings (CLI flags, stored run configs): `4P5D`, `gb300` or `gb300,h200,...`, `sglang-pd,fetch=async`. */
+export interface SnapshotStrings {
+  workload: string;
+  agents?: number;
+  nodes: number;
+  split: string;
+  nodeKinds: string;
+  mechanics: string;
+  warmupMinutes: number;
+  minutes: number;
+  seed: number;
+}
+
+export function buildSnapshotFromStrings(spec: SnapshotStrings): Snapshot {
+  const kinds = spec.nodeKinds.split(',').map((k) => k.trim());
+  if (kinds.length !== 1 && kinds.length !== spec.nodes) throw new InputError(`${kinds.length} node kinds given for ${spec.nodes} nodes`, { field: 'nodeKinds' });
+  return buildSnapshot({
+    workload: spec.workload,
+    agents: spec.agents,
+    roles: parseSplit(spec.split, spec.nodes),
+    nodeKinds: kinds.length === 1 ? Array<string>(spec.nodes).fill(kinds[0]!) : kinds,
+    mechanics: parseMechanics(spec.mechanics),
+    warmupMinutes: spec.warmupMinutes,
+    minutes: spec.minutes,
+    seed: spec.seed,
+  });
 }

@@ -5,6 +5,7 @@
 export { openLineageStore, LineageStore, type OpenOptions } from './store.js';
 export { codeHash, normaliseWhitespace } from './code-hash.js';
 export { SCHEMA_VERSION } from './schema.js';
+export type { RunCandidateStats } from './run-stats.js';
 export type { JsonObject, JsonValue } from './json.js';
 export type {
   AncestryEntry,

@@ -6,6 +6,7 @@ import * as islandMigrations from './island-migrations.js';
 import * as iterations from './iterations.js';
 import * as lineage from './lineage.js';
 import * as runs from './runs.js';
+import { runCandidateStats, type RunCandidateStats } from './run-stats.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import type {
   AncestryEntry,
@@ -107,6 +108,9 @@ export class LineageStore {
     migrations: readonly NewMigration[] = [],
   ): number[] {
     return this.guard(() => iterations.commitIteration(this.db, runId, iteration, batch, state, migrations));
+  }
+  runCandidateStats(runId: number): RunCandidateStats {
+    return this.guard(() => runCandidateStats(this.db, runId));
   }
   loadCheckpoint(runId: number): Checkpoint | undefined {
     return this.guard(() => iterations.loadCheckpoint(this.db, runId));

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { Piscina } from 'piscina';
+import { packageRoot } from '../../common/package-root.js';
 import type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
@@ -29,9 +30,9 @@ export class EvaluatorPool {
       filename: workerFile(),
       minThreads: this.threads,
       maxThreads: this.threads,
+      // isolated-vm on Node 20 needs the process started with --no-node-snapshot (a
+      // process-wide flag that workers cannot be given; they share it).
       workerData: setup satisfies WorkerSetup,
-      // isolated-vm on Node 20 needs the process started with --no-node-snapshot; workers inherit it.
-      execArgv: process.execArgv,
     });
   }
 
@@ -51,7 +52,7 @@ export class EvaluatorPool {
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    await this.pool.close();
   }
 }
 
@@ -63,7 +64,5 @@ function workerFile(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const compiled = join(here, 'worker.js');
   if (existsSync(compiled)) return compiled;
-  let dir = here;
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return join(dir, 'dist', 'src', 'evolve', 'pool', 'worker.js');
+  return join(packageRoot(), 'dist', 'src', 'evolve', 'pool', 'worker.js');
 }

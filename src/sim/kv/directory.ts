@@ -51,6 +51,7 @@ export class KvDirectory {
   private readonly holdings = new BranchHoldings();
   private readonly produced = new GrowableBitmap();
   private seq = 0;
+  private sink = 0;
   private gen = 0;
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
@@ -191,6 +192,13 @@ export class KvDirectory {
     // Two loops, not one: the lookups are independent cache misses that the
     // CPU overlaps when nothing waits on them.
     for (let i = 0; i < n; i++) scratch[i] = index.get(blocks[i]!, node);
+    const i32 = this.copies.store.i32;
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      const c = scratch[i]!;
+      acc |= i32[(c & ~(c >> 31)) << 4]!;
+    }
+    this.sink |= acc;
     for (let i = 0; i < n; i++) if (scratch[i]! >= 0) this.tiers.detach(scratch[i]!);
   }
 
@@ -291,6 +299,10 @@ export class KvDirectory {
 
   /** -1 on every copy of the holding, oldest placed first (so released slots requeue in key order). */
   private release(h: Holding): void {
+    const i32 = this.copies.store.i32;
+    let acc = 0;
+    for (let k = 0; k < h.copies.length; k++) acc |= i32[h.copies[k]! << 4]!;
+    this.sink |= acc;
     for (let k = 0; k < h.copies.length; k++) this.dec(h.copies[k]!);
   }
 

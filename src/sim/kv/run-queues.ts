@@ -108,7 +108,7 @@ export class RunQueues {
       this.heapRemove(run.queue, r);
       run.base = run.head = run.end = 0;
       if (r !== this.open[run.queue]) this.freeRuns.push(r);
-    } else if (run.end - run.head > 2 * run.live + 32) {
+    } else if (run.end - run.head > 5 * run.live + 16) {
       this.compact(r);
     }
   }

@@ -1,23 +1,7 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../../common/package-root.js';
 
-let root: string | undefined;
-
-/**
- * The folder holding package.json, found by walking up from this module, so
- * that the same code finds evaluator/ from src/ (vitest) and dist/src/ (built).
- */
-export function packageRoot(): string {
-  if (root !== undefined) return root;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return (root = dir);
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
+export { packageRoot };
 
 /** Where the shipped profiles live, relative to the package root (also used in messages). */
 export const PROFILES_DIR = 'evaluator/profiles';

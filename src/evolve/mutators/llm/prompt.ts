@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../../workload/package-root.js';
+import { packageRoot } from '../../../common/package-root.js';
 import type { MutationInput } from '../types.js';
 import type { AnswerError } from './answer.js';
 import { fenced, formatAgainst, formatFitness, formatNumber, formatScores, signed } from './format.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../../common/errors.js';
-import { packageRoot } from '../../../workload/package-root.js';
+import { packageRoot } from '../../../common/package-root.js';
 
 /** The template files and the placeholders each may use. */
 export const TEMPLATE_PLACEHOLDERS = {

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { EvolutionRun, EvolveConfigSchema, type EvolveConfig, type EvolveSummary } from '../evolve/engine/index.js';
+import { openLineageStore } from '../store/index.js';
+import { parseOrThrow } from '../common/validate.js';
+import { packageRoot } from '../common/package-root.js';
+import type { CliIO } from './io.js';
+import { floatOption, intOption } from './options.js';
+import { progressBar } from './progress.js';
+import { renderTable } from './table.js';
+
+interface EvolveFlags {
+  workload: string;
+  agents?: number;
+  windowMin: number;
+  warmupMin: number;
+  nodes: number;
+  nodeKind: string;
+  split: string;
+  mechanics: string;
+  iterations: number;
+  maxMinutes?: number;
+  islands: number;
+  batch?: number;
+  threads?: number;
+  mutator: string;
+  db?: string;
+  seed: number;
+  schedCost: string;
+  seeds?: string;
+  warmStart?: string;
+  migrateEvery: number;
+  exploit: number;
+  explore: number;
+  inspirations: number;
+  candidateWallMs: number;
+  cpuLimitMs: number;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  llmTimeoutMs?: number;
+  llmRetries?: number;
+  prompts?: string;
+  resume: boolean;
+  json: boolean;
+}
+
+export function registerEvolveCommand(program: Command, io: CliIO): void {
+  program
+    .command('evolve')
+    .description('Offline evolution of the serving policy on a workload window: MAP-Elites islands, sandboxed parallel evaluation, SQLite lineage')
+    .option('--workload <preset|trace.jsonl>', 'workload preset or trace file the window is taken from', 'cc')
+    .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
+    .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)
+    .option('--warmup-min <m>', 'warm-up minutes before the window', floatOption('--warmup-min', 0), 2)
+    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
+    .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node', 'gb300')
+    .option('--split <nPmD>', 'split at the start of the window', '4P5D')
+    .option('--mechanics <preset[,key=value...]>', 'data-plane mechanics of the replays', 'evolving-infra')
+    .option('--iterations <n>', 'iterations (each evaluates a batch of candidates on one island)', intOption('--iterations', 0, 1_000_000), 200)
+    .option('--max-minutes <m>', 'stop after this many wall-clock minutes, whichever comes first', floatOption('--max-minutes', 1e-3))
+    .option('--islands <n>', 'MAP-Elites islands', intOption('--islands', 1, 64), 4)
+    .option('--batch <n>', 'candidates per iteration (default: worker threads)', intOption('--batch', 1, 256))
+    .option('--threads <n>', 'evaluation worker threads (default: cores)', intOption('--threads', 1, 256))
+    .option('--mutator <spec>', 'structural | llm | mix:llm=0.7,structural=0.3', 'structural')
+    .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
+    .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--sched-cost <measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'measured')
+    .option('--seeds <dir>', 'folder of seed policies (the initial population)')
+    .option('--warm-start <db>', 'also start from the best candidates of the latest run in this database')
+    .option('--migrate-every <n>', 'ring migration period in iterations', intOption('--migrate-every', 1, 1_000_000), 10)
+    .option('--exploit <ratio>', 'share of parents picked among the top elites', floatOption('--exploit', 0, 1), 0.7)
+    .option('--explore <ratio>', 'share of parents picked from random cells', floatOption('--explore', 0, 1), 0.2)
+    .option('--inspirations <n>', 'other elites shown to the mutator', intOption('--inspirations', 0, 16), 2)
+    .option('--candidate-wall-ms <ms>', 'wall-clock limit of one candidate evaluation', intOption('--candidate-wall-ms', 100, 3_600_000), 30_000)
+    .option('--cpu-limit-ms <ms>', 'CPU limit per policy call', intOption('--cpu-limit-ms', 1, 60_000), 100)
+    .option('--base-url <url>', 'llm mutator: OpenAI-compatible endpoint (or OPENAI_BASE_URL)')
+    .option('--api-key <key>', 'llm mutator: API key (or OPENAI_API_KEY)')
+    .option('--model <name>', 'llm mutator: model (or AUTOPOIESIS_MODEL)')
+    .option('--llm-timeout-ms <ms>', 'llm mutator: request timeout', intOption('--llm-timeout-ms', 1, 3_600_000))
+    .option('--llm-retries <n>', 'llm mutator: retries of a failed request', intOption('--llm-retries', 0, 100))
+    .option('--prompts <dir>', 'llm mutator: folder of prompt templates overriding the shipped ones')
+    .option('--resume', 'continue the latest run in --db from its last committed iteration', false)
+    .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct}', false)
+    .action(async (flags: EvolveFlags) => {
+      const db = flags.db ?? join('runs', `${flags.workload.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
+      const config = flags.resume ? resumedConfig(db, flags) : configFrom(flags);
+      const run = await EvolutionRun.open(config, db, flags.resume);
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      const bar = progressBar(io, 'evolve', config.iterations);
+      try {
+        const summary = await run.run({
+          signal: controller.signal,
+          onIteration: (p) =>
+            bar.update(p.iteration, `it ${p.iteration}/${p.iterations} best ${p.bestFitness?.toFixed(2) ?? '-'} s, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min, ${p.failed} failed`),
+        });
+        bar.finish();
+        io.out(flags.json ? JSON.stringify({ ...summary, db }) + '\n' : formatSummary(summary, db));
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+        run.close();
+      }
+    });
+}
+
+function configFrom(flags: EvolveFlags): EvolveConfig {
+  return parseOrThrow(EvolveConfigSchema, {
+    workload: flags.workload,
+    agents: flags.agents,
+    windowMinutes: flags.windowMin,
+    warmupMinutes: flags.warmupMin,
+    nodes: flags.nodes,
+    nodeKinds: flags.nodeKind,
+    split: flags.split,
+    mechanics: flags.mechanics,
+    iterations: flags.iterations,
+    maxMinutes: flags.maxMinutes,
+    islands: flags.islands,
+    batch: flags.batch,
+    threads: flags.threads,
+    mutator: flags.mutator,
+    seed: flags.seed,
+    schedCost: flags.schedCost,
+    seedsDir: flags.seeds ?? join(packageRoot(), 'seeds'),
+    warmStart: flags.warmStart,
+    migrationEvery: flags.migrateEvery,
+    exploitRatio: flags.exploit,
+    exploreRatio: flags.explore,
+    inspirations: flags.inspirations,
+    candidateWallMs: flags.candidateWallMs,
+    cpuLimitMs: flags.cpuLimitMs,
+    llm: { baseURL: flags.baseUrl, apiKey: flags.apiKey, model: flags.model, timeoutMs: flags.llmTimeoutMs, maxRetries: flags.llmRetries, templatesDir: flags.prompts },
+  }, { field: 'evolve' });
+}
+
+/** A resumed run keeps its stored settings; only the limits can be raised. */
+function resumedConfig(db: string, flags: EvolveFlags): EvolveConfig {
+  const store = openLineageStore(db, { create: false });
+  try {
+    const run = store.latestRun();
+    const stored = parseOrThrow(EvolveConfigSchema, run?.config ?? {}, { file: db, field: 'runs.config' });
+    return { ...stored, iterations: Math.max(stored.iterations, flags.iterations), maxMinutes: flags.maxMinutes ?? stored.maxMinutes };
+  } finally {
+    store.close();
+  }
+}
+
+function formatSummary(s: EvolveSummary, db: string): string {
+  const rows: (string | number)[][] = [
+    ['run', s.run],
+    ['database', db],
+    ['iterations', s.iterations],
+    ['candidates evaluated', s.evaluated],
+    ['failed or rejected', Object.entries(s.failedByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'],
+    ['best', s.best ? `#${s.best.id}, T_total ${s.best.fitness.toFixed(2)} s` : '-'],
+    ['best seed', s.seedsBest ? `#${s.seedsBest.id}, T_total ${s.seedsBest.fitness.toFixed(2)} s` : '-'],
+    ['improvement over the best seed', s.improvementPct === null ? '-' : `${s.improvementPct.toFixed(2)} %`],
+  ];
+  return renderTable(rows) + `\nlineage: autopoiesis lineage --db ${db}${s.best ? ` --ancestry ${s.best.id}` : ''}\n`;
+}

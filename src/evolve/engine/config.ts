@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/**
+ * An offline evolution run, as `autopoiesis evolve` takes it. Stored with
+ * the run in the lineage database, so that `--resume` continues with the
+ * same settings.
+ */
+export const EvolveConfigSchema = z.strictObject({
+  workload: z.string().min(1).default('cc'),
+  agents: z.number().int().positive().optional(),
+  windowMinutes: z.number().positive().default(10),
+  warmupMinutes: z.number().min(0).default(2),
+  nodes: z.number().int().min(2).max(31).default(9),
+  /** One node kind for all nodes, or one per node, comma-separated. */
+  nodeKinds: z.string().min(1).default('gb300'),
+  split: z.string().default('4P5D'),
+  /** A mechanics preset with optional overrides, e.g. `sglang-pd,fetch=async`. */
+  mechanics: z.string().min(1).default('evolving-infra'),
+  iterations: z.number().int().min(0).default(200),
+  maxMinutes: z.number().positive().optional(),
+  islands: z.number().int().min(1).max(64).default(4),
+  /** Candidates per iteration (evaluated in parallel); default = worker threads. */
+  batch: z.number().int().min(1).max(256).optional(),
+  threads: z.number().int().min(1).max(256).optional(),
+  mutator: z.string().default('structural'),
+  seed: z.number().int().min(0).default(1),
+  schedCost: z.string().default('measured'),
+  seedsDir: z.string().min(1),
+  warmStart: z.string().optional(),
+  warmStartCount: z.number().int().positive().default(8),
+  migrationEvery: z.number().int().positive().default(10),
+  exploitRatio: z.number().min(0).max(1).default(0.7),
+  exploreRatio: z.number().min(0).max(1).default(0.2),
+  inspirations: z.number().int().min(0).max(16).default(2),
+  candidateWallMs: z.number().int().positive().default(30_000),
+  cpuLimitMs: z.number().int().positive().default(100),
+  memoryLimitMb: z.number().int().min(8).default(64),
+  llm: z
+    .strictObject({
+      baseURL: z.string().optional(),
+      apiKey: z.string().optional(),
+      model: z.string().optional(),
+      timeoutMs: z.number().int().positive().optional(),
+      maxRetries: z.number().int().min(0).optional(),
+      templatesDir: z.string().optional(),
+    })
+    .default({}),
+});
+export type EvolveConfigInput = z.input<typeof EvolveConfigSchema>;
+export type EvolveConfig = z.output<typeof EvolveConfigSchema>;
