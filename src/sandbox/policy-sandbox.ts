@@ -48,6 +48,7 @@ const MESSAGE_CHARS = 2000;
 export class PolicySandbox {
   private readonly isolate: ivm.Isolate;
   private readonly dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>;
+  private readonly context: ivm.Context;
   private cpuMsTotal = 0;
   private callCount = 0;
   private deadBy: PolicyFailure | null = null;
@@ -56,11 +57,13 @@ export class PolicySandbox {
   private constructor(
     readonly limits: SandboxLimits,
     isolate: ivm.Isolate,
+    context: ivm.Context,
     dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>,
     /** CPU the policy's top level and binding took while loading. */
     readonly loadCpuMs: number,
   ) {
     this.isolate = isolate;
+    this.context = context;
     this.dispatcher = dispatcher;
   }
 
@@ -90,7 +93,7 @@ export class PolicySandbox {
       if (loadCpuMs > limits.cpuLimitMs && processCpuMsSince(proc0) > limits.cpuLimitMs) {
         throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
       }
-      return new PolicySandbox(limits, isolate, dispatcher, loadCpuMs);
+      return new PolicySandbox(limits, isolate, context, dispatcher, loadCpuMs);
     } catch (error) {
       if (!isolate.isDisposed) isolate.dispose();
       throw error;
@@ -155,7 +158,24 @@ export class PolicySandbox {
   /** Free the isolate. Idempotent; calls afterwards throw SandboxDisposedError. */
   dispose(): void {
     this.disposedByOwner = true;
+    // Release the host-side handles now rather than leave them to the garbage
+    // collector: finalised late, inside a worker thread being torn down, they
+    // abort the process (isolated-vm asserts on a missing environment).
+    this.releaseHandles();
     if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+
+  private releaseHandles(): void {
+    try {
+      this.dispatcher.release();
+    } catch {
+      // already released with its isolate
+    }
+    try {
+      this.context.release();
+    } catch {
+      // already released with its isolate
+    }
   }
 
   private call(
