@@ -5,6 +5,7 @@ import { registerTraceCommand } from './trace.js';
 import { registerReplayCommand } from './replay.js';
 import { registerCompareCommand } from './compare.js';
 import { registerEvolveCommand } from './evolve.js';
+import { registerLineageCommands } from './lineage.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -13,4 +14,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerReplayCommand(program, io);
   registerCompareCommand(program, io);
   registerEvolveCommand(program, io);
+  registerLineageCommands(program, io);
 }
