@@ -82,9 +82,10 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--prompts <dir>', 'llm mutator: folder of prompt templates overriding the shipped ones')
     .option('--resume', 'continue the latest run in --db from its last committed iteration', false)
     .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct}', false)
-    .action(async (flags: EvolveFlags) => {
+    .action(async (flags: EvolveFlags, command: Command) => {
+      const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const db = flags.db ?? join('runs', `${flags.workload.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
-      const config = flags.resume ? resumedConfig(db, flags) : configFrom(flags);
+      const config = flags.resume ? resumedConfig(db, { iterations: given('iterations') ? flags.iterations : undefined, maxMinutes: flags.maxMinutes }) : configFrom(flags);
       const run = await EvolutionRun.open(config, db, flags.resume);
       const controller = new AbortController();
       const onSigint = () => controller.abort();
@@ -135,13 +136,13 @@ function configFrom(flags: EvolveFlags): EvolveConfig {
   }, { field: 'evolve' });
 }
 
-/** A resumed run keeps its stored settings; only the limits can be raised. */
-function resumedConfig(db: string, flags: EvolveFlags): EvolveConfig {
+/** A resumed run keeps its stored settings; only the limits (--iterations, --max-minutes) can be given anew. */
+function resumedConfig(db: string, limits: { iterations?: number; maxMinutes?: number }): EvolveConfig {
   const store = openLineageStore(db, { create: false });
   try {
     const run = store.latestRun();
     const stored = parseOrThrow(EvolveConfigSchema, run?.config ?? {}, { file: db, field: 'runs.config' });
-    return { ...stored, iterations: Math.max(stored.iterations, flags.iterations), maxMinutes: flags.maxMinutes ?? stored.maxMinutes };
+    return { ...stored, iterations: limits.iterations ?? stored.iterations, maxMinutes: limits.maxMinutes ?? stored.maxMinutes };
   } finally {
     store.close();
   }
