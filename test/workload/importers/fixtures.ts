@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../../src/workload/package-root.js';
+import { packageRoot } from '../../../src/common/package-root.js';
 
 /** The public traces shipped beside the repository (../shared/traces), and whether they are there. */
 export const TRACES_DIR = join(packageRoot(), '..', 'shared', 'traces');

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../../../src/common/rng.js';
+import { KvDirectory, type EvictionOrder, type PrefixMatch } from '../../../src/sim/kv/index.js';
+import { ReferenceKv } from './reference-model.js';
+
+/**
+ * Random agent-like operations (appends, forks, sub-agents, compaction, moves,
+ * hand-overs, produced blocks, branch ends, unsignalled requests, GPU clears,
+ * node losses) on tiny capacities, checked after every step against the
+ * naive reference model and the directory's own full consistency check.
+ */
+function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: number): void {
+  const rng = new Rng(seed);
+  const nodes = rng.int(2, 5);
+  const caps = Array.from({ length: nodes }, () => [rng.int(0, 8), rng.int(0, 14)]);
+  if (caps.every(([l1]) => l1 === 0)) caps[0]![0] = 4;
+  const kv = new KvDirectory({
+    nodeCount: nodes,
+    l1CapacityBlocks: caps.map((c) => c[0]!),
+    l2CapacityBlocks: caps.map((c) => c[1]!),
+    eviction,
+  });
+  const ref = new ReferenceKv(nodes, caps, eviction);
+
+  let nextBlock = 0;
+  let nextBranch = 0;
+  const contexts = new Map<number, number[]>();
+  const fresh = (k: number): number[] => Array.from({ length: k }, () => nextBlock++);
+  let now = 0;
+
+  for (let step = 0; step < steps; step++) {
+    now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
+    const branches = [...contexts.keys()];
+    const op = rng.next();
+    const node = rng.int(0, nodes - 1);
+    let branch: number;
+    let ctx: number[];
+    if (branches.length === 0 || op < 0.15) {
+      // New branch: fresh context (sub-agent) or fork of an existing one.
+      branch = nextBranch++;
+      ctx = branches.length > 0 && rng.chance(0.5) ? [...contexts.get(rng.pick(branches))!, ...fresh(rng.int(0, 2))] : fresh(rng.int(1, 6));
+      contexts.set(branch, ctx);
+    } else {
+      branch = rng.pick(branches);
+      ctx = contexts.get(branch)!;
+    }
+    const r = rng.next();
+    if (r < 0.08) {
+      kv.endBranch(branch);
+      ref.endBranch(branch);
+      contexts.delete(branch);
+    } else if (r < 0.11) {
+      kv.clearGpu(node);
+      ref.clear(node, 1);
+    } else if (r < 0.12) {
+      kv.clearNode(node);
+      ref.clear(node, 2);
+    } else if (r < 0.3) {
+      const produced = fresh(rng.int(0, 2));
+      kv.addProduced(node, branch, produced, now);
+      ref.admit(node, branch, 1, produced, true);
+      contexts.set(branch, [...ctx, ...produced]);
+    } else {
+      if (rng.chance(0.1) || ctx.length > 24) {
+        // Compaction: keep a prefix, add a summary.
+        ctx = [...ctx.slice(0, rng.int(0, ctx.length)), ...fresh(rng.int(1, 3))];
+      } else {
+        ctx = [...ctx, ...fresh(rng.int(0, 3))];
+      }
+      contexts.set(branch, ctx);
+      const signalled = rng.chance(0.85) ? branch : -1;
+      const phase = rng.chance(0.5) ? 0 : 1;
+      if (phase === 0) kv.admitPrefill(node, signalled, ctx, now);
+      else kv.admitDecode(node, signalled, ctx, now);
+      ref.admit(node, signalled, phase, ctx, false);
+    }
+    // Blocks worth comparing: those of live contexts and the most recent ones.
+    const seen = new Set<number>();
+    for (let b = nextBlock - 1; b >= 0 && b >= nextBlock - 40; b--) seen.add(b);
+    for (const c of contexts.values()) for (const b of c) seen.add(b);
+
+    // Plain comparisons, one expect per step: expect() itself is too slow for thousands of checks.
+    kv.checkInvariants();
+    const diffs: string[] = [];
+    for (let n = 0; n < nodes; n++) {
+      for (const tier of [1, 2] as const) {
+        if (kv.used(n, tier) !== ref.used(n, tier)) diffs.push(`used ${n}/${tier}: ${kv.used(n, tier)} vs ${ref.used(n, tier)}`);
+        if (kv.used(n, tier) > caps[n]![tier - 1]!) diffs.push(`used ${n}/${tier} over capacity`);
+      }
+    }
+    if (step % 5 === 0 || step === steps - 1) {
+      for (const b of seen) {
+        for (let n = 0; n < nodes; n++) {
+          const count = kv.refCount(b, n);
+          if (count !== ref.refCount(b, n)) diffs.push(`count ${b}@${n}: ${count} vs ${ref.refCount(b, n)}`);
+          if (count < 0) diffs.push(`negative count ${b}@${n}`);
+          for (const tier of [1, 2] as const) {
+            if (kv.has(b, n, tier) !== ref.has(b, n, tier)) diffs.push(`residency ${b}@${n}/${tier}`);
+          }
+        }
+      }
+      for (const c of contexts.values()) {
+        const got = JSON.stringify(plain(kv.match(c)));
+        const want = JSON.stringify(plain(ref.match(c)));
+        if (got !== want) diffs.push(`match [${c.join(',')}]: ${got} vs ${want}`);
+      }
+    }
+    expect(diffs, `seed ${seed} step ${step}`).toEqual([]);
+  }
+  const s = kv.stats();
+  expect({
+    l1Evictions: s.l1Evictions,
+    l2Evictions: s.l2Evictions,
+    l1HeldEvictions: s.l1HeldEvictions,
+    l2HeldEvictions: s.l2HeldEvictions,
+    l1Cleared: s.l1Cleared,
+    l2Cleared: s.l2Cleared,
+  }).toEqual(ref.stats);
+}
+
+function plain(m: PrefixMatch): object {
+  return { gpu: [...m.gpu], local: [...m.local], pool: m.pool, poolSource: [...m.poolSource], ideal: m.ideal };
+}
+
+describe('randomized against a naive reference model', () => {
+  for (const eviction of ['refcount', 'lru'] as const) {
+    it(`${eviction}: same residency, counts, matches and stats; invariants hold`, () => {
+      for (let seed = 1; seed <= 12; seed++) run(seed, eviction, 400, 0.3);
+    });
+    it(`${eviction}: also when most operations happen at the same time`, () => {
+      for (let seed = 100; seed <= 106; seed++) run(seed, eviction, 400, 0.9);
+    });
+  }
+});
