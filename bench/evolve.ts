@@ -1,0 +1,61 @@
+/**
+ * Evolution throughput and improvement: a structural-mutator run on a
+ * 10-minute cc window with 126 agents (2 minutes of warm-up), on this
+ * machine's cores. Prints evaluations per minute (target: at least 120 on
+ * 2 cores) and the best candidate against the best seed (T_total and
+ * throughput), whatever they are.
+ * Run: npm run bench:evolve [-- --iterations 200] [-- --db runs/bench-evolve.db]
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { EvolutionRun, EvolveConfigSchema } from '../src/evolve/engine/index.js';
+import { openLineageStore } from '../src/store/index.js';
+import { packageRoot } from '../src/common/package-root.js';
+
+const arg = (name: string, fallback: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1]! : fallback;
+};
+const iterations = Number(arg('--iterations', '200'));
+const db = arg('--db', join(mkdtempSync(join(tmpdir(), 'bench-evolve-')), 'lineage.db'));
+const config = EvolveConfigSchema.parse({
+  workload: 'cc',
+  agents: 126,
+  windowMinutes: 10,
+  warmupMinutes: 2,
+  iterations,
+  seed: 1,
+  seedsDir: join(packageRoot(), 'seeds'),
+});
+
+const started = performance.now();
+const run = await EvolutionRun.open(config, db, false);
+let last = 0;
+const summary = await run.run({
+  onIteration: (p) => {
+    if (p.iteration - last >= 20 || p.iteration === iterations) {
+      last = p.iteration;
+      console.log(`iteration ${p.iteration}: best T_total ${p.bestFitness?.toFixed(2)} s, ${p.evaluated} evaluated, ${p.failed} failed, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min`);
+    }
+  },
+});
+run.close();
+const minutes = (performance.now() - started) / 60_000;
+
+const store = openLineageStore(db, { readonly: true });
+const best = summary.best ? store.getCandidate(summary.best.id)! : undefined;
+const seed = summary.seedsBest ? store.getCandidate(summary.seedsBest.id)! : undefined;
+const throughput = (c: typeof best) => (c?.metrics as { throughput?: number } | null)?.throughput;
+store.close();
+
+console.log(`\nbench:evolve structural, cc 126 agents, 10-min window + 2-min warm-up, ${iterations} iterations, ${availableParallelism()} cores`);
+console.log(`lineage: ${db}`);
+console.log(`evaluations: ${summary.evaluated} in ${minutes.toFixed(2)} min = ${(summary.evaluated / minutes).toFixed(0)} per minute (target >= 120: ${summary.evaluated / minutes >= 120 ? 'met' : 'NOT met'})`);
+console.log(`failed or rejected: ${JSON.stringify(summary.failedByKind)}`);
+if (best && seed) {
+  console.log(`best seed  #${seed.id} (${seed.editSummary}): T_total ${seed.fitness!.toFixed(3)} s, throughput ${throughput(seed)?.toFixed(3)} req/s`);
+  console.log(`best found #${best.id} (${best.mutator}): T_total ${best.fitness!.toFixed(3)} s, throughput ${throughput(best)?.toFixed(3)} req/s`);
+  console.log(`improvement in T_total: ${summary.improvementPct?.toFixed(3)} %`);
+}
