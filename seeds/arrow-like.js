@@ -30,18 +30,6 @@ const GROWTH = 1.5; // prefill queue growth, latest slice over the one before, t
 const SURGE_PER_NODE = 2; // ... when the latest prefill queue is also above this per prefill node
 const NODE_QUEUE_SURGE = 6; // or when prefill nodes hold this many waiting requests each, now
 
-// splitToRoles, except that nodes in the middle of a switch are moved last
-// (they keep the role they are headed to) and restarting nodes, which serve
-// nothing yet, are moved first.
-function planRoles(ctx, nP) {
-  const view = ctx.nodes.map(function (n) {
-    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
-    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
-    return n;
-  });
-  return splitToRoles(nP, view);
-}
-
 function upCount(ctx) {
   let up = 0;
   for (let i = 0; i < ctx.nodes.length; i++) if (ctx.nodes[i].state !== 'down') up++;
@@ -111,7 +99,7 @@ function target(ctx) {
   if (w !== null) {
     let bestTheta = -1;
     for (let p = b.lo; p <= b.hi; p++) {
-      const theta = predictThroughput(ctx, planRoles(ctx, p), w);
+      const theta = predictThroughput(ctx, splitToRoles(p, ctx.nodes), w);
       // Ties go to the split closest to the current one.
       if (theta > bestTheta || (theta === bestTheta && Math.abs(p - cur) < Math.abs(want - cur))) {
         bestTheta = theta;
@@ -140,6 +128,6 @@ function schedule(ctx) {
   const b = bounds(ctx);
   const cur = headedPrefill(ctx);
   const repair = cur < b.lo || cur > b.hi;
-  if (!repair && ctx.membership.length === 0 && cooling(ctx)) return { roles: planRoles(ctx, cur) };
-  return { roles: planRoles(ctx, target(ctx)) };
+  if (!repair && ctx.membership.length === 0 && cooling(ctx)) return { roles: splitToRoles(cur, ctx.nodes) };
+  return { roles: splitToRoles(target(ctx), ctx.nodes) };
 }

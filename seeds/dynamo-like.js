@@ -31,18 +31,6 @@ const QUEUE_HIGH = 8; // waiting decode requests per decode node that asks for a
 const QUEUE_LOW = 1; // decode wait per node under which decode counts as idle
 const PREFILL_BACKLOG = 2; // waiting prefill requests per prefill node worth a node back
 
-// splitToRoles, except that nodes in the middle of a switch are moved last
-// (they keep the role they are headed to) and restarting nodes, which serve
-// nothing yet, are moved first.
-function planRoles(ctx, nP) {
-  const view = ctx.nodes.map(function (n) {
-    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
-    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
-    return n;
-  });
-  return splitToRoles(nP, view);
-}
-
 function upCount(ctx) {
   let up = 0;
   for (let i = 0; i < ctx.nodes.length; i++) if (ctx.nodes[i].state !== 'down') up++;
@@ -133,5 +121,5 @@ function shouldReschedule(ctx) {
 }
 
 function schedule(ctx) {
-  return { roles: planRoles(ctx, target(ctx)) };
+  return { roles: splitToRoles(target(ctx), ctx.nodes) };
 }

@@ -21,25 +21,13 @@
  * noise, but reacts to a shift only after a few slices show it); spends a
  * small, fixed amount of planning compute (candidates x slices throughput
  * predictions, about 80 on 9 nodes), the same in shouldReschedule and
- * schedule; reconfigures only the nodes the new split needs (planRoles
+ * schedule; reconfigures only the nodes the new split needs (splitToRoles
  * moves the least loaded ones), possibly several at once.
  */
 
 const WINDOW_SLICES = 10; // the 600 s window in 60 s slices
 const HOLD_SECONDS = 120; // no gain-driven switch this soon after the last one
 const Z = 2; // mean gain must exceed Z standard errors
-
-// splitToRoles, except that nodes in the middle of a switch are moved last
-// (they keep the role they are headed to) and restarting nodes, which serve
-// nothing yet, are moved first.
-function planRoles(ctx, nP) {
-  const view = ctx.nodes.map(function (n) {
-    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
-    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
-    return n;
-  });
-  return splitToRoles(nP, view);
-}
 
 function isUpNode(node) {
   return node.state !== 'down';
@@ -105,7 +93,7 @@ function inHold(ctx) {
 function decide(ctx) {
   const base = currentPrefill(ctx);
   const cur = clampPrefill(ctx, base);
-  const currentRoles = planRoles(ctx, cur);
+  const currentRoles = splitToRoles(cur, ctx.nodes);
   const repair = cur !== base;
   const loads = measuredWorkloads(ctx);
   const b = bounds(ctx);
@@ -116,7 +104,7 @@ function decide(ctx) {
   let bestGain = 0;
   for (let p = b.lo; p <= b.hi; p++) {
     if (p === cur) continue;
-    const roles = planRoles(ctx, p);
+    const roles = splitToRoles(p, ctx.nodes);
     const gains = [];
     for (let i = 0; i < loads.length; i++) gains.push(predictThroughput(ctx, roles, loads[i]) - baseTheta[i]);
     const g = mean(gains);
@@ -138,7 +126,7 @@ function shouldReschedule(ctx) {
 
 function schedule(ctx) {
   if (ctx.membership.length === 0 && inHold(ctx)) {
-    return { roles: planRoles(ctx, clampPrefill(ctx, currentPrefill(ctx))) };
+    return { roles: splitToRoles(clampPrefill(ctx, currentPrefill(ctx)), ctx.nodes) };
   }
   return { roles: decide(ctx).roles };
 }

@@ -19,18 +19,6 @@
  * false one.
  */
 
-// splitToRoles, except that nodes in the middle of a switch are moved last
-// (they keep the role they are headed to) and restarting nodes, which serve
-// nothing yet, are moved first.
-function planRoles(ctx, nP) {
-  const view = ctx.nodes.map(function (n) {
-    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
-    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
-    return n;
-  });
-  return splitToRoles(nP, view);
-}
-
 function upCount(ctx) {
   let up = 0;
   for (let i = 0; i < ctx.nodes.length; i++) if (ctx.nodes[i].state !== 'down') up++;
@@ -72,14 +60,14 @@ function schedule(ctx) {
   const w = latestWorkload(ctx);
   let bestP = cur;
   if (w !== null) {
-    let bestTheta = predictThroughput(ctx, planRoles(ctx, cur), w);
+    let bestTheta = predictThroughput(ctx, splitToRoles(cur, ctx.nodes), w);
     for (let p = b.lo; p <= b.hi; p++) {
-      const theta = predictThroughput(ctx, planRoles(ctx, p), w);
+      const theta = predictThroughput(ctx, splitToRoles(p, ctx.nodes), w);
       if (theta > bestTheta) {
         bestTheta = theta;
         bestP = p;
       }
     }
   }
-  return { roles: planRoles(ctx, bestP) };
+  return { roles: splitToRoles(bestP, ctx.nodes) };
 }

@@ -43,18 +43,6 @@ const FIELDS = ['uncached', 'cached', 'output', 'decodeQueue'];
 
 let memo = null; // { key, roles, change }
 
-// splitToRoles, except that nodes in the middle of a switch are moved last
-// (they keep the role they are headed to) and restarting nodes, which serve
-// nothing yet, are moved first.
-function planRoles(ctx, nP) {
-  const view = ctx.nodes.map(function (n) {
-    if (n.state === 'switching') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: 1e9, running: 0 };
-    if (n.state === 'restarting') return { state: n.state, role: n.role, targetRole: n.targetRole, queueLength: -1, running: 0 };
-    return n;
-  });
-  return splitToRoles(nP, view);
-}
-
 function upCount(ctx) {
   let up = 0;
   for (let i = 0; i < ctx.nodes.length; i++) if (ctx.nodes[i].state !== 'down') up++;
@@ -230,7 +218,7 @@ function plan(ctx) {
   const cur = Math.min(b.hi, Math.max(b.lo, headed));
   const repair = cur !== headed;
   const loads = measuredWorkloads(ctx);
-  const stay = planRoles(ctx, cur);
+  const stay = splitToRoles(cur, ctx.nodes);
   if (loads.length === 0 || b.lo === b.hi) return { roles: stay, change: repair };
 
   const slices = ctx.window.slices;
@@ -245,7 +233,7 @@ function plan(ctx) {
   const roles = [];
   for (let p = b.lo; p <= b.hi; p++) {
     ps.push(p);
-    roles.push(planRoles(ctx, p));
+    roles.push(splitToRoles(p, ctx.nodes));
   }
   const S = ps.length;
   // value[k][s]: throughput-seconds of split s over stage k; thetaMean[k][s] at the stage's mean request.
@@ -321,6 +309,6 @@ function schedule(ctx) {
   const headed = headedPrefill(ctx);
   const b = bounds(ctx);
   const repair = headed < b.lo || headed > b.hi;
-  if (!repair && ctx.membership.length === 0 && switchUnderWay(ctx)) return { roles: planRoles(ctx, headed) };
+  if (!repair && ctx.membership.length === 0 && switchUnderWay(ctx)) return { roles: splitToRoles(headed, ctx.nodes) };
   return { roles: planned(ctx).roles.slice() };
 }

@@ -209,7 +209,14 @@ export const STDLIB_SOURCE = String.raw`(function () {
       if (nodes[i].state !== 'down') up.push(i);
     }
     const want = Math.max(0, Math.min(up.length, Math.round(nP)));
-    function load(i) { return nodes[i].queueLength + nodes[i].running; }
+    // Which nodes to move: a restarting node first (it is out of service
+    // anyway), a node already switching last (moving it back wastes its
+    // drain), otherwise the least loaded.
+    function load(i) {
+      if (nodes[i].state === 'restarting') return -1;
+      if (nodes[i].state === 'switching') return 1e12;
+      return nodes[i].queueLength + nodes[i].running;
+    }
     function byLoad(a, b) { return load(a) - load(b) || a - b; }
     const ps = up.filter(function (i) { return roles[i] === 'P'; }).sort(byLoad);
     const ds = up.filter(function (i) { return roles[i] === 'D'; }).sort(byLoad);

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -71,7 +71,11 @@ describe('evolve', () => {
 
   it('hostile candidates are recorded as failed and do not stall the run', async () => {
     const db = tmpDb();
-    const { summary } = await evolve({ ...small, seedsDir: resolve('test/evolve/fixtures/hostile-seeds'), iterations: 2, schedCost: 'zero' }, db);
+    // Two well-behaved seeds beside the hostile ones.
+    const seeds = mkdtempSync(join(tmpdir(), 'ap-seeds-'));
+    for (const f of ['greedy.js', 'static-4p5d.js']) copyFileSync(resolve('seeds', f), join(seeds, f));
+    for (const f of ['spin.js', 'bomb.js']) copyFileSync(resolve('test/evolve/fixtures/hostile-seeds', f), join(seeds, f));
+    const { summary } = await evolve({ ...small, seedsDir: seeds, iterations: 2, schedCost: 'zero' }, db);
     expect(summary.iterations).toBe(2);
     const rows = lineage(db) as { failure_kind: string | null; status: string }[];
     const kinds = rows.map((r) => r.failure_kind);
