@@ -4,13 +4,14 @@ import { grownSize } from './ids.js';
 export const L1_MASK = 0;
 /** Must be L1_MASK + 1: code indexes a tier t (0 or 1) as L1_MASK + t. */
 export const L2_MASK = 1;
-/** Scratch generation for holding diffs (see BranchHoldings). */
+/** Scratch for holding diffs: a generation mark, and the block's held copy when the mark says it has one. */
 export const STAMP = 2;
-// Offset 3 is spare: a stride of 4 keeps `id << 2` indexing.
+export const COPY_HINT = 3;
 
 /**
  * Per block id, 16 bytes: which nodes hold it in L1 and in L2 (one bit per
- * node, so prefix matching reads two integers per block) and a scratch stamp.
+ * node, so prefix matching reads two integers per block) and scratch for
+ * holding diffs.
  * Indexed by id directly (ids are dense); grows to the largest id seen.
  * Interleaved so that one block is one cache access.
  */

@@ -1,32 +1,70 @@
 import { CopyIndex } from './copy-index.js';
-import { BLOCK, CopyStore, NODE } from './copy-store.js';
+import { BLOCK, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
 import { isBlockId } from './ids.js';
 
-/** Copy lifecycle: find, create and free the record of (block, node), keeping store and index in step. */
+const LANE = (1 << SLAB_BITS) - 1;
+
+/**
+ * Copy lifecycle: find, create and free the record of (block, node). The
+ * index maps (block group, node) to a slab; the block's lane in the slab is
+ * its low bits. A walk along consecutive ids asks the index once per slab.
+ */
 export class Copies {
   readonly store = new CopyStore();
   readonly index = new CopyIndex();
+  /** Last slab looked up, for walks along consecutive ids. */
+  private lastGroup = -1;
+  private lastNode = -1;
+  private lastSlab = -1;
 
   /** The copy of `block` on `node`, or -1. */
   find(block: number, node: number): number {
-    return isBlockId(block) ? this.index.get(block, node) : -1;
+    if (!isBlockId(block)) return -1;
+    const s = this.slabOf(block >>> SLAB_BITS, node);
+    if (s < 0) return -1;
+    const c = (s << SLAB_BITS) | (block & LANE);
+    return this.store.i32[(c << 4) + BLOCK] === block ? c : -1;
   }
 
-  /** A new record (count 0, resident nowhere); the copy must not exist. May reallocate store arrays. */
+  /** A new copy (count 0, resident nowhere); it must not exist. May reallocate store arrays. */
   create(block: number, node: number): number {
-    const c = this.store.alloc(block, node);
-    this.index.add(block, node, c);
+    const group = block >>> SLAB_BITS;
+    let s = this.slabOf(group, node);
+    if (s < 0) {
+      s = this.store.allocSlab();
+      this.index.add(group, node, s);
+      this.lastGroup = group;
+      this.lastNode = node;
+      this.lastSlab = s;
+    }
+    const c = (s << SLAB_BITS) | (block & LANE);
+    this.store.init(c, block, node);
     return c;
   }
 
   findOrCreate(block: number, node: number): number {
-    const c = this.index.get(block, node);
+    const c = this.find(block, node);
     return c >= 0 ? c : this.create(block, node);
   }
 
   free(c: number): void {
-    const o = c << 4;
-    this.index.delete(this.store.i32[o + BLOCK]!, this.store.i32[o + NODE]!);
-    this.store.release(c);
+    const i32 = this.store.i32;
+    const group = i32[(c << 4) + BLOCK]! >>> SLAB_BITS;
+    const node = i32[(c << 4) + NODE]!;
+    if (!this.store.release(c)) return;
+    this.index.delete(group, node);
+    if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
+  }
+
+  /** The slab holding (group, node), or -1. */
+  slabOf(group: number, node: number): number {
+    if (group === this.lastGroup && node === this.lastNode) return this.lastSlab;
+    const s = this.index.get(group, node);
+    if (s >= 0) {
+      this.lastGroup = group;
+      this.lastNode = node;
+      this.lastSlab = s;
+    }
+    return s;
   }
 }

@@ -1,9 +1,9 @@
 /**
- * (block, node) -> copy record, as an open-addressing hash table with linear
- * probing over [key, copy] pairs in one Int32Array: a lookup is usually one
- * cache line, where walking a per-block chain of copies costs one miss per
- * copy. Deletion shifts later entries back instead of leaving tombstones, so
- * probe lengths stay short under constant churn.
+ * (id, node) -> non-negative value (here: block group -> copy slab), as an
+ * open-addressing hash table with linear probing over [key, value] pairs in
+ * one Int32Array, so a lookup is usually one cache line. Deletion shifts later
+ * entries back instead of leaving tombstones, so probe lengths stay short
+ * under constant churn.
  */
 const EMPTY = -1;
 
@@ -21,9 +21,9 @@ export class CopyIndex {
     return this.count;
   }
 
-  /** The copy of `block` on `node`, or -1. Keys pack block * 32 + node (block < 2^26, node < 32). */
-  get(block: number, node: number): number {
-    const key = block * 32 + node;
+  /** The value of (id, node), or -1. Keys pack id * 32 + node (id < 2^26, node < 32). */
+  get(id: number, node: number): number {
+    const key = id * 32 + node;
     const pairs = this.pairs;
     const mask = pairs.length - 1;
     for (let i = this.home(key); ; i = (i + 2) & mask) {
@@ -33,16 +33,16 @@ export class CopyIndex {
     }
   }
 
-  /** Record a copy; the key must be absent. */
-  add(block: number, node: number, copy: number): void {
+  /** The key must be absent. */
+  add(id: number, node: number, value: number): void {
     if ((this.count + 1) * 2 > this.pairs.length >> 1) this.rehash(this.bits + 1);
-    this.insert(block * 32 + node, copy);
+    this.insert(id * 32 + node, value);
     this.count++;
   }
 
-  /** Forget a copy; the key must be present. */
-  delete(block: number, node: number): void {
-    const key = block * 32 + node;
+  /** The key must be present. */
+  delete(id: number, node: number): void {
+    const key = id * 32 + node;
     const pairs = this.pairs;
     const mask = pairs.length - 1;
     let i = this.home(key);
@@ -65,13 +65,13 @@ export class CopyIndex {
     return (Math.imul(key, 0x9e3779b1) >>> (32 - this.bits)) << 1;
   }
 
-  private insert(key: number, copy: number): void {
+  private insert(key: number, value: number): void {
     const pairs = this.pairs;
     const mask = pairs.length - 1;
     let i = this.home(key);
     while (pairs[i] !== EMPTY) i = (i + 2) & mask;
     pairs[i] = key;
-    pairs[i + 1] = copy;
+    pairs[i + 1] = value;
   }
 
   private rehash(bits: number): void {

@@ -3,39 +3,35 @@
  * node or still counted by a branch. A copy's reference count is shared by
  * its L1 and L2 residency, and so is its eviction key (both tiers are always
  * placed together). Each copy has two tier slots, `slot = copy * 2 + t`
- * (t = 0 for L1, 1 for L2), each recording where it sits in the eviction
- * queues.
+ * (t = 0 for L1, 1 for L2), each linked into an eviction queue.
  *
- * Records are 64 bytes in one buffer (an Int32Array and a Float64Array view),
- * so that everything about a copy is one cache line: the directory is bound
- * by memory latency, not arithmetic.
+ * Records are 64 bytes in one buffer (an Int32Array and a Float64Array view):
+ * everything about a copy is one cache line, and no object per copy.
  */
 
 /** Int32 offsets in a copy record. */
 export const BLOCK = 0;
 export const NODE = 1;
 export const COUNT = 2;
-/** Next free record, while the record is free. */
+/** In a free slab's first record: the next free slab. */
 export const NEXT_FREE = 3;
 
-/** Int32 offsets in a tier slot, from slotBase(). */
+/** Int32 offsets in a tier slot, from slotBase(): its queue, its run, and its neighbours in the run. */
 export const QUEUE = 0;
-/** The run holding the slot's entry, and the entry's position in it. */
 export const RUN = 1;
-export const POS = 2;
+export const PREV = 2;
+export const NEXT = 3;
 
 /** QUEUE values other than a queue id. */
 export const NOT_RESIDENT = -1;
 /** Resident, taken out of the eviction order while an admit re-places it. */
 export const DETACHED = -2;
-/** Resident, waiting to be requeued in the class its new count implies. */
-export const PENDING = -3;
 
 const STRIDE = 16;
 
-/** Int32 offset of a tier slot: copy * 16 + 4 (L1) or + 7 (L2). */
+/** Int32 offset of a tier slot: copy * 16 + 4 (L1) or + 8 (L2). */
 export function slotBase(x: number): number {
-  return ((x >> 1) << 4) + 4 + (x & 1) * 3;
+  return ((x >> 1) << 4) + 4 + ((x & 1) << 2);
 }
 
 /** Float64 index of a copy's eviction key (int32 offsets 12-13 of the record). */
@@ -43,19 +39,32 @@ export function keyIndex(c: number): number {
   return (c << 3) + 6;
 }
 
+/** Copies are allocated in slabs of SLAB consecutive block ids on one node: copy = slab * SLAB + (block % SLAB). */
+export const SLAB_BITS = 3;
+export const SLAB = 1 << SLAB_BITS;
+
+/**
+ * Prompts are runs of consecutive block ids, so the copies a call touches on
+ * a node are mostly neighbours in one slab: adjacent records in memory, found
+ * with one index lookup per slab instead of one per block.
+ */
 export class CopyStore {
   i32: Int32Array;
   f64: Float64Array;
-  private capacity: number;
-  private freeHead = -1;
-  private used = 0;
+  /** Live copies per slab; a slab is released when it drops to 0. */
+  private slabLive: Int32Array;
+  private slabCapacity: number;
+  private freeSlab = -1;
+  private usedSlabs = 0;
   private live = 0;
 
-  constructor(initial = 4096) {
-    this.capacity = initial;
-    const buffer = new ArrayBuffer(initial * STRIDE * 4);
+  constructor(initialSlabs = 512) {
+    this.slabCapacity = initialSlabs;
+    const buffer = new ArrayBuffer(initialSlabs * SLAB * STRIDE * 4);
     this.i32 = new Int32Array(buffer);
     this.f64 = new Float64Array(buffer);
+    this.slabLive = new Int32Array(initialSlabs);
+    markFree(this.i32, 0);
   }
 
   get liveCount(): number {
@@ -64,37 +73,45 @@ export class CopyStore {
 
   /** Records ever handed out (for full scans in checks). */
   get highWater(): number {
-    return this.used;
+    return this.usedSlabs * SLAB;
   }
 
-  /** A fresh record: count 0, resident nowhere. May reallocate: re-read i32/f64 after. */
-  alloc(block: number, node: number): number {
-    let c = this.freeHead;
-    if (c >= 0) {
-      this.freeHead = this.i32[(c << 4) + NEXT_FREE]!;
+  /** A slab of free records. May reallocate: re-read i32/f64 after. */
+  allocSlab(): number {
+    let s = this.freeSlab;
+    if (s >= 0) {
+      this.freeSlab = this.i32[(s << (SLAB_BITS + 4)) + NEXT_FREE]!;
     } else {
-      if (this.used === this.capacity) this.grow();
-      c = this.used++;
+      if (this.usedSlabs === this.slabCapacity) this.grow();
+      s = this.usedSlabs++;
     }
+    // Its records are already marked free (BLOCK = -1): by grow() or by release().
+    this.slabLive[s] = 0;
+    return s;
+  }
+
+  /** Copy c (in an allocated slab) becomes live: count 0, resident nowhere. */
+  init(c: number, block: number, node: number): void {
     const i = this.i32;
     const o = c << 4;
     i[o + BLOCK] = block;
     i[o + NODE] = node;
     i[o + COUNT] = 0;
-    i[o + NEXT_FREE] = -1;
     i[o + 4 + QUEUE] = NOT_RESIDENT;
-    i[o + 7 + QUEUE] = NOT_RESIDENT;
+    i[o + 8 + QUEUE] = NOT_RESIDENT;
+    this.slabLive[c >> SLAB_BITS]!++;
     this.live++;
-    return c;
   }
 
-  /** The caller has removed the record from the copy index and both tiers. */
-  release(c: number): void {
-    const o = c << 4;
-    this.i32[o + BLOCK] = -1;
-    this.i32[o + NEXT_FREE] = this.freeHead;
-    this.freeHead = c;
+  /** Copy c dies; returns true when its slab is now empty (and released). */
+  release(c: number): boolean {
+    this.i32[(c << 4) + BLOCK] = -1;
     this.live--;
+    const s = c >> SLAB_BITS;
+    if (--this.slabLive[s]! > 0) return false;
+    this.i32[(s << (SLAB_BITS + 4)) + NEXT_FREE] = this.freeSlab;
+    this.freeSlab = s;
+    return true;
   }
 
   isLive(c: number): boolean {
@@ -102,11 +119,20 @@ export class CopyStore {
   }
 
   private grow(): void {
-    this.capacity *= 2;
-    const buffer = new ArrayBuffer(this.capacity * STRIDE * 4);
+    this.slabCapacity *= 2;
+    const buffer = new ArrayBuffer(this.slabCapacity * SLAB * STRIDE * 4);
     const i32 = new Int32Array(buffer);
     i32.set(this.i32);
+    markFree(i32, this.i32.length);
     this.i32 = i32;
     this.f64 = new Float64Array(buffer);
+    const live = new Int32Array(this.slabCapacity);
+    live.set(this.slabLive);
+    this.slabLive = live;
   }
+}
+
+/** Mark the records from int32 offset `from` on as free, so slabs need no clearing when handed out. */
+function markFree(i32: Int32Array, from: number): void {
+  for (let o = from + BLOCK; o < i32.length; o += STRIDE) i32[o] = -1;
 }

@@ -1,9 +1,9 @@
 import { SimulationInvariantError } from '../../common/errors.js';
 import { GrowableBitmap } from './bitmap.js';
-import { BlockTable, L1_MASK, L2_MASK, STAMP } from './block-table.js';
+import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
 import { BLOCK, COUNT, NODE, keyIndex } from './copy-store.js';
-import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, type Holding, type Phase } from './holdings.js';
+import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { badBlockId, isBlockId } from './ids.js';
 import { checkDirectory } from './invariants.js';
 import { matchPrefix } from './match.js';
@@ -22,11 +22,13 @@ const SCAN_LIMIT = 4096;
  *   be evicted from both tiers. Its record then stays, non-resident, with its
  *   count, so the branch keeps its holding, a re-admitted block comes back
  *   counted, and later decrements are exact (never clamped).
- * - Last access is per copy per tier, as an access sequence number: time must
- *   not decrease between calls, so access order is last-access-time order,
- *   with ties (same `now`) in access order. Every admit accesses both tiers of
- *   the node for each block (L1 written or read, L2 written through). `match`
- *   is pure; the peer copy a pool fetch reads is not refreshed.
+ * - Last access is an access sequence number, not the time: `now` must not
+ *   decrease between calls, so access order is last-access-time order, with
+ *   ties (same `now`) in access order. Every admit accesses both tiers of the
+ *   node for each block (L1 written or read, L2 written through), so one
+ *   number per copy serves both tiers' orders; each tier still orders only
+ *   its own residents. `match` is pure; the peer copy a pool fetch reads is
+ *   not refreshed.
  * - An admit first takes the prompt's resident blocks on the node out of the
  *   eviction order, so placing the prompt never evicts the prompt's own
  *   cached blocks, then places blocks last to first, each as the newest: a
@@ -51,14 +53,12 @@ export class KvDirectory {
   private readonly holdings = new BranchHoldings();
   private readonly produced = new GrowableBitmap();
   private seq = 0;
-  private sink = 0;
   private gen = 0;
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
   private scratch = new Int32Array(256);
-  /** Recycled lists for the next holding, so that admits allocate nothing in steady state. */
-  private spareBlocks: number[] = [];
-  private spareCopies: number[] = [];
+  /** Where the next holding is built, then swapped with the old one: admits allocate nothing in steady state. */
+  private spare: HoldingLists = emptyLists();
 
   constructor(options: KvDirectoryOptions) {
     const { nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction } = options;
@@ -177,85 +177,99 @@ export class KvDirectory {
       if (b > max) max = b;
     }
     this.table.ensure(max);
-    this.detachAll(node, blocks);
-    if (branch === -1) this.placeAll(node, blocks, 0, null, null);
-    else if (extend) this.extendHolding(this.holdings.of(branch, phase), node, blocks);
-    else this.replaceHolding(this.holdings.of(branch, phase), node, blocks);
+    if (branch === -1) {
+      this.detachAll(node, blocks, -1);
+      this.placeAll(node, blocks, 0, null);
+    } else if (extend) {
+      this.detachAll(node, blocks, -1);
+      this.extendHolding(this.holdings.of(branch, phase), node, blocks);
+    } else {
+      this.replaceHolding(this.holdings.of(branch, phase), node, blocks);
+    }
   }
 
-  /** Take the prompt's resident copies on the node out of the eviction order; remember each copy. */
-  private detachAll(node: number, blocks: readonly number[]): void {
+  /**
+   * Take the prompt's resident copies on the node out of the eviction order
+   * and remember each copy in `scratch`. Blocks stamped `held` (-1: none)
+   * carry their copy in COPY_HINT, so they need no lookup.
+   */
+  private detachAll(node: number, blocks: readonly number[], held: number): void {
     const n = blocks.length;
     if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
     const scratch = this.scratch;
-    const index = this.copies.index;
-    // Two loops, not one: the lookups are independent cache misses that the
-    // CPU overlaps when nothing waits on them.
-    for (let i = 0; i < n; i++) scratch[i] = index.get(blocks[i]!, node);
-    const i32 = this.copies.store.i32;
-    let acc = 0;
+    const copies = this.copies;
+    const data = this.table.data;
     for (let i = 0; i < n; i++) {
-      const c = scratch[i]!;
-      acc |= i32[(c & ~(c >> 31)) << 4]!;
+      const b = blocks[i]!;
+      scratch[i] = data[(b << 2) + STAMP] === held ? data[(b << 2) + COPY_HINT]! : copies.find(b, node);
     }
-    this.sink |= acc;
-    for (let i = 0; i < n; i++) if (scratch[i]! >= 0) this.tiers.detach(scratch[i]!);
+    this.tiers.detachAll(scratch, n);
   }
 
   /**
    * The holding becomes exactly the prompt on `node`. Stamps: g = in the
-   * prompt, g+1 = also already held (keeps its count), g+2 = listed in the new
-   * holding. Different node: everything held is released and re-counted.
+   * prompt, g+1 = also already held (keeps its count; its copy goes in
+   * COPY_HINT), g+2 = listed in the new holding. Different node: everything
+   * held is released and counted afresh as it is placed.
    */
   private replaceHolding(h: Holding, node: number, blocks: readonly number[]): void {
     const g = this.nextGen();
     const data = this.table.data;
     for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = g;
     if (h.node === node) {
-      for (let k = 0; k < h.blocks.length; k++) {
+      for (let k = 0; k < h.size; k++) {
         const s = (h.blocks[k]! << 2) + STAMP;
-        if (data[s] === g) data[s] = g + 1;
-        else this.dec(h.copies[k]!);
+        if (data[s] === g) {
+          data[s] = g + 1;
+          data[s - STAMP + COPY_HINT] = h.copies[k]!;
+        } else {
+          this.dec(h.copies[k]!);
+        }
       }
     } else {
       this.release(h);
     }
     this.tiers.flush();
-    const nextBlocks = this.spareBlocks;
-    const nextCopies = this.spareCopies;
-    this.placeAll(node, blocks, g, nextBlocks, nextCopies);
-    this.spareBlocks = h.blocks;
-    this.spareCopies = h.copies;
-    this.spareBlocks.length = 0;
-    this.spareCopies.length = 0;
-    h.blocks = nextBlocks;
-    h.copies = nextCopies;
-    h.node = nextBlocks.length > 0 ? node : NO_NODE;
+    this.detachAll(node, blocks, g + 1);
+    const next = this.spare;
+    next.size = 0;
+    reserve(next, blocks.length);
+    this.placeAll(node, blocks, g, next);
+    const oldBlocks = h.blocks;
+    const oldCopies = h.copies;
+    h.blocks = next.blocks;
+    h.copies = next.copies;
+    h.size = next.size;
+    next.blocks = oldBlocks;
+    next.copies = oldCopies;
+    next.size = 0;
+    h.node = h.size > 0 ? node : NO_NODE;
   }
 
   /** The holding gains the produced blocks on `node` (moving there first if it was elsewhere). */
   private extendHolding(h: Holding, node: number, blocks: readonly number[]): void {
-    if (h.node !== node && h.blocks.length > 0) this.moveHolding(h, node);
+    if (h.node !== node && h.size > 0) this.moveHolding(h, node);
     const g = this.nextGen();
     const data = this.table.data;
     // g = to add, g+2 = already held (placed, not recounted).
-    if (blocks.length * h.blocks.length > SCAN_LIMIT) {
-      for (let k = 0; k < h.blocks.length; k++) data[(h.blocks[k]! << 2) + STAMP] = g + 2;
+    if (blocks.length * h.size > SCAN_LIMIT) {
+      for (let k = 0; k < h.size; k++) data[(h.blocks[k]! << 2) + STAMP] = g + 2;
       for (let i = 0; i < blocks.length; i++) {
         const s = (blocks[i]! << 2) + STAMP;
         if (data[s] !== g + 2) data[s] = g;
       }
     } else {
-      for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = h.blocks.includes(blocks[i]!) ? g + 2 : g;
+      for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = listed(h, blocks[i]!) ? g + 2 : g;
     }
-    this.placeAll(node, blocks, g, h.blocks, h.copies);
-    if (h.blocks.length > 0) h.node = node;
+    reserve(h, h.size + blocks.length);
+    this.placeAll(node, blocks, g, h);
+    if (h.size > 0) h.node = node;
   }
 
   /** A D->D move without access: counts leave the old node's copies for the new node's. */
   private moveHolding(h: Holding, node: number): void {
     this.release(h);
-    for (let k = 0; k < h.blocks.length; k++) {
+    for (let k = 0; k < h.size; k++) {
       const c = this.copies.findOrCreate(h.blocks[k]!, node);
       this.inc(c);
       h.copies[k] = c;
@@ -266,27 +280,39 @@ export class KvDirectory {
 
   /**
    * Place every prompt block in the node's L1 and L2, last block first, each
-   * as the newest. With a holding to build (out lists), blocks stamped g gain
-   * a count as they are placed and blocks stamped g or g+1 are listed once.
+   * as the newest. With a holding to build (`out`, with room reserved),
+   * blocks stamped g gain a count as they are placed and blocks stamped g or
+   * g+1 are listed once (then stamped g+2).
    */
-  private placeAll(node: number, blocks: readonly number[], g: number, outBlocks: number[] | null, outCopies: number[] | null): void {
+  private placeAll(node: number, blocks: readonly number[], g: number, out: HoldingLists | null): void {
     const scratch = this.scratch;
     const data = this.table.data;
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
-      this.produced.add(b);
       let c = scratch[i]!;
+      // Fast path, the common case: a block the holding keeps. Its copy is
+      // counted, so it was never freed, and it was produced long ago.
+      if (out && data[(b << 2) + STAMP] === g + 1) {
+        data[(b << 2) + STAMP] = g + 2;
+        out.blocks[out.size] = b;
+        out.copies[out.size++] = c;
+        this.copies.store.f64[keyIndex(c)] = ++this.seq;
+        this.tiers.place(c * 2, node, 0);
+        this.tiers.place(c * 2 + 1, node, 1);
+        continue;
+      }
+      this.produced.add(b);
       // The remembered copy may have been freed (and its record reused) since.
       const i32 = this.copies.store.i32;
       if (c < 0 || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== node) c = this.copies.findOrCreate(b, node);
-      if (outBlocks) {
+      if (out) {
         const s = (b << 2) + STAMP;
         const st = data[s]!;
-        if (st === g || st === g + 1) {
-          if (st === g) this.inc(c);
+        if (st === g) {
+          this.inc(c);
           data[s] = g + 2;
-          outBlocks.push(b);
-          outCopies!.push(c);
+          out.blocks[out.size] = b;
+          out.copies[out.size++] = c;
         }
       }
       this.copies.store.f64[keyIndex(c)] = ++this.seq;
@@ -299,11 +325,7 @@ export class KvDirectory {
 
   /** -1 on every copy of the holding, oldest placed first (so released slots requeue in key order). */
   private release(h: Holding): void {
-    const i32 = this.copies.store.i32;
-    let acc = 0;
-    for (let k = 0; k < h.copies.length; k++) acc |= i32[h.copies[k]! << 4]!;
-    this.sink |= acc;
-    for (let k = 0; k < h.copies.length; k++) this.dec(h.copies[k]!);
+    for (let k = 0; k < h.size; k++) this.dec(h.copies[k]!);
   }
 
   /** Every holding on the node is released and emptied. */
@@ -311,8 +333,7 @@ export class KvDirectory {
     for (const h of this.holdings.onNode(node)) {
       this.release(h);
       h.node = NO_NODE;
-      h.blocks = [];
-      h.copies = [];
+      h.size = 0;
     }
     this.tiers.flush();
   }
@@ -346,6 +367,11 @@ export class KvDirectory {
       throw new RangeError(`node ${node} is not in [0, ${this.nodeCount})`);
     }
   }
+}
+
+function listed(lists: HoldingLists, block: number): boolean {
+  for (let k = 0; k < lists.size; k++) if (lists.blocks[k] === block) return true;
+  return false;
 }
 
 function checkCapacity(list: readonly number[], node: number, name: string): void {

@@ -9,10 +9,32 @@ export type Phase = typeof PHASE_P | typeof PHASE_D;
  * ids stay valid and releasing a holding needs no lookups. Lists are in the
  * order the copies were last placed, oldest first.
  */
-export interface Holding {
+export interface Holding extends HoldingLists {
   node: number;
-  blocks: number[];
-  copies: number[];
+}
+
+/** Parallel growable lists: the first `size` entries of `blocks` and `copies` are used. */
+export interface HoldingLists {
+  size: number;
+  blocks: Int32Array;
+  copies: Int32Array;
+}
+
+/** Room for `n` entries, keeping the used ones. */
+export function reserve(lists: HoldingLists, n: number): void {
+  if (n <= lists.blocks.length) return;
+  // Headroom: holdings swap arrays with each other, so sizes must settle quickly.
+  const capacity = Math.max(n + (n >> 1), lists.blocks.length * 2);
+  const blocks = new Int32Array(capacity);
+  const copies = new Int32Array(capacity);
+  blocks.set(lists.blocks.subarray(0, lists.size));
+  copies.set(lists.copies.subarray(0, lists.size));
+  lists.blocks = blocks;
+  lists.copies = copies;
+}
+
+export function emptyLists(): HoldingLists {
+  return { size: 0, blocks: new Int32Array(16), copies: new Int32Array(16) };
 }
 
 export const NO_NODE = -1;
@@ -44,11 +66,11 @@ export class BranchHoldings {
   }
 
   /** Every non-empty holding, for recomputing counts from scratch in checks. */
-  *entries(): Generator<Holding & { branch: number; phase: Phase }> {
+  *entries(): Generator<{ branch: number; phase: Phase; node: number; blocks: Int32Array; copies: Int32Array }> {
     for (const [branch, hs] of this.branches) {
       for (let phase = 0; phase < 2; phase++) {
         const h = hs[phase]!;
-        if (h.blocks.length > 0) yield { ...h, branch, phase: phase as Phase };
+        if (h.size > 0) yield { branch, phase: phase as Phase, node: h.node, blocks: h.blocks.subarray(0, h.size), copies: h.copies.subarray(0, h.size) };
       }
     }
   }
@@ -59,5 +81,5 @@ export class BranchHoldings {
 }
 
 function emptyHolding(): Holding {
-  return { node: NO_NODE, blocks: [], copies: [] };
+  return { node: NO_NODE, ...emptyLists() };
 }

@@ -1,7 +1,7 @@
 import type { GrowableBitmap } from './bitmap.js';
 import { L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
-import { BLOCK, COUNT, NODE, QUEUE, slotBase } from './copy-store.js';
+import { BLOCK, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
 import type { Tiers } from './tiers.js';
 
@@ -55,6 +55,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
   }
 
   const masks = new Map<number, [number, number]>();
+  const slabs = new Set<number>();
   let live = 0;
   for (let c = 0; c < store.highWater; c++) {
     if (!store.isLive(c)) continue;
@@ -72,7 +73,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
     for (let t = 0; t < 2; t++) {
       const q = i32[slotBase(c * 2 + t) + QUEUE]!;
       if (q === -1) continue;
-      if (q < 0) return `${where} tier ${t + 1}: left detached or pending (${q})`;
+      if (q < 0) return `${where} tier ${t + 1}: left detached (${q})`;
       resident = true;
       if (!d.produced.has(b)) return `${where}: resident but never produced`;
       const cls = tiers.refcountOrder && count > 0 ? 1 : 0;
@@ -82,11 +83,12 @@ export function checkDirectory(d: DirectoryParts): string | null {
       masks.set(b, m);
     }
     if (!resident && count === 0) return `${where}: record neither resident nor counted`;
-    if (index.get(b, node) !== c) return `${where}: copy index points elsewhere`;
+    if (c !== ((index.get(b >>> SLAB_BITS, node) << SLAB_BITS) | (b & (SLAB - 1)))) return `${where}: copy index points elsewhere`;
+    slabs.add(c >> SLAB_BITS);
   }
   if (live !== store.liveCount) return `live copies ${live} != ${store.liveCount}`;
-  // Every live copy is indexed under its own key, so equal sizes mean nothing stale is indexed.
-  if (index.size !== live) return `copy index holds ${index.size} entries for ${live} copies`;
+  // Every slab with a live copy is indexed under that copy's key, so equal sizes mean nothing stale is indexed.
+  if (index.size !== slabs.size) return `copy index holds ${index.size} entries for ${slabs.size} slabs in use`;
   for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
 
   for (let b = 0; b < table.size; b++) {

@@ -1,51 +1,37 @@
-import { keyIndex, POS, QUEUE, RUN, slotBase, type CopyStore } from './copy-store.js';
-
-/** A run: slots in ascending key order, in an array, with -1 marking entries that left. */
-interface Run {
-  queue: number;
-  slots: Int32Array;
-  /** Absolute position of slots[0]; positions stay valid while the array shifts. */
-  base: number;
-  /** Absolute positions of the first entry not yet passed, and one past the last. */
-  head: number;
-  end: number;
-  /** Entries still valid. */
-  live: number;
-  /** Key of the last entry appended (runs only take keys >= it). */
-  tailKey: number;
-}
-
-/** Open runs are sealed at this length, so a long-lived entry pins at most this many stale ones. */
-const SEAL = 4096;
+import { keyIndex, NEXT, PREV, QUEUE, RUN, slotBase, type CopyStore } from './copy-store.js';
 
 /**
  * Exact eviction order for many queues over the tier slots of a CopyStore.
  * A queue holds slots ordered by their copy's key (the access sequence
  * number); the smallest goes first.
  *
- * A queue is a set of runs, each an array of slots in ascending key order,
- * in a min-heap keyed by each run's first entry. Fresh accesses carry the
- * newest key and append to the queue's open run. Slots that change class (a
- * count reaching or leaving 0) keep their older keys; they arrive in batches
- * from one holding, mostly in key order, and are cut into ascending runs.
- *
- * Removal only marks the entry (-1) through the position the slot records:
- * nothing else is touched, unlike unlinking from a list, whose neighbours are
- * cache misses that depend on each other. Marked entries are skipped when
- * they reach a run's head, and a run more than half marked is compacted, so
- * the memory for marks stays proportional to the live entries.
+ * A queue is a set of sorted runs (doubly linked lists) in a min-heap keyed
+ * by each run's head. Fresh accesses carry the newest key and append to the
+ * queue's open run in O(1). Slots that change class (a count reaching or
+ * leaving 0) keep their older keys and move to the other class's queue; they
+ * change class a holding at a time, and a holding's copies were placed
+ * together, so they move as whole segments of a run: one splice out, one
+ * splice in, one heap insertion at most. Evicting takes the head of the top
+ * run and re-sifts only that run, O(log runs).
  */
 export class RunQueues {
-  private runs: Run[] = [];
-  private runKeys: Float64Array = new Float64Array(64);
+  // Per run.
+  private runHead: Int32Array = new Int32Array(64);
+  private runTail: Int32Array = new Int32Array(64);
   private runPos: Int32Array = new Int32Array(64);
-  private freeRuns: number[] = [];
+  /** Key of each run's head, cached so heap comparisons stay off the copy records. */
+  private runKeys: Float64Array = new Float64Array(64);
+  private freeRun = -1;
+  private runHighWater = 0;
+  private liveRuns = 0;
 
+  // Per queue.
   private readonly heaps: Int32Array[];
   private readonly heapLen: Int32Array;
   private readonly open: Int32Array;
   private readonly sizes: Int32Array;
 
+  // The run that the current batch of segment moves is extending, and its queue.
   private batchRun = -1;
   private batchQueue = -1;
 
@@ -57,7 +43,7 @@ export class RunQueues {
     this.heapLen = new Int32Array(queueCount);
     this.sizes = new Int32Array(queueCount);
     this.open = new Int32Array(queueCount);
-    for (let q = 0; q < queueCount; q++) this.open[q] = this.newRun(q);
+    for (let q = 0; q < queueCount; q++) this.open[q] = this.newRun();
   }
 
   size(q: number): number {
@@ -67,207 +53,222 @@ export class RunQueues {
   /** Slot x, whose copy's key is newer than every key in queue q, joins q. */
   append(x: number, q: number): void {
     this.batchRun = -1;
-    let r = this.open[q]!;
-    if (this.runs[r]!.end - this.runs[r]!.head >= SEAL) {
-      r = this.newRun(q);
-      this.open[q] = r;
-    }
-    this.push(r, x);
+    this.link(x, q, this.open[q]!);
   }
 
   /**
-   * Slot x joins q with an old key. Call for a batch of slots, then endBatch();
-   * consecutive slots of one queue in ascending key order share a run.
+   * Move the slots first..last, adjacent in one run (`len` of them, in key
+   * order), to queue q, keeping their keys: one splice out, one splice in.
+   * Segments moved in ascending key order between two endBatch() calls
+   * continue one run where they can.
    */
-  addOld(x: number, q: number): void {
-    const key = this.store.f64[keyIndex(x >> 1)]!;
+  moveSegment(first: number, last: number, len: number, q: number): void {
+    const i = this.store.i32;
+    const f = this.store.f64;
+    const bf = slotBase(first);
+    this.cutSegment(first, last, len, i[bf + QUEUE]!, i[bf + RUN]!);
+    const key = f[keyIndex(first >> 1)]!;
+    // Continue the batch's run, else the open run, if the segment sorts after its tail.
     let r = this.batchRun;
-    if (r < 0 || this.batchQueue !== q || this.runs[r]!.tailKey > key) {
-      const o = this.runs[this.open[q]!]!;
-      r = (o.live === 0 || o.tailKey <= key) && o.end - o.head < SEAL ? this.open[q]! : this.newRun(q);
-      this.batchRun = r;
-      this.batchQueue = q;
+    if (r < 0 || this.batchQueue !== q || !this.takes(r, key)) {
+      r = this.takes(this.open[q]!, key) ? this.open[q]! : this.newRun();
     }
-    this.push(r, x);
+    for (let x = first; ; x = i[slotBase(x) + NEXT]!) {
+      const b = slotBase(x);
+      i[b + QUEUE] = q;
+      i[b + RUN] = r;
+      if (x === last) break;
+    }
+    this.attach(first, last, len, q, r);
+    this.batchRun = r;
+    this.batchQueue = q;
   }
 
   endBatch(): void {
     this.batchRun = -1;
   }
 
-  /** Slot x leaves its queue (the caller then sets its QUEUE field). */
+  /**
+   * Unlink the slots first..last, adjacent in run r of queue q (`len` of
+   * them), in one splice. The caller marks their QUEUE fields, possibly
+   * already: this reads none of the segment's inner slots.
+   */
+  removeSegment(first: number, last: number, len: number, q: number, r: number): void {
+    this.batchRun = -1;
+    this.cutSegment(first, last, len, q, r);
+  }
+
+  /** Unlink slot x from its queue (the caller then sets its QUEUE field). */
   remove(x: number): void {
     this.batchRun = -1;
-    const i32 = this.store.i32;
     const b = slotBase(x);
-    const r = i32[b + RUN]!;
-    const run = this.runs[r]!;
-    run.slots[i32[b + POS]! - run.base] = -1;
-    this.sizes[run.queue]!--;
-    if (--run.live === 0) {
-      this.heapRemove(run.queue, r);
-      run.base = run.head = run.end = 0;
-      if (r !== this.open[run.queue]) this.freeRuns.push(r);
-    } else if (run.end - run.head > 5 * run.live + 16) {
-      this.compact(r);
-    }
+    this.cutSegment(x, x, 1, this.store.i32[b + QUEUE]!, this.store.i32[b + RUN]!);
   }
 
   /** The slot to evict next from queue q, or -1 if empty. */
   peek(q: number): number {
-    const heap = this.heaps[q]!;
-    for (;;) {
-      if (this.heapLen[q] === 0) return -1;
-      const r = heap[0]!;
-      const run = this.runs[r]!;
-      const slots = run.slots;
-      let h = run.head;
-      // live > 0, so a valid entry lies ahead.
-      while (slots[h - run.base] === -1) h++;
-      const x = slots[h - run.base]!;
-      if (h === run.head) return x;
-      // Marked entries were passed: the run's key grew, so it may sink.
-      run.head = h;
-      this.runKeys[r] = this.store.f64[keyIndex(x >> 1)]!;
-      this.siftDown(q, 0, r);
-    }
+    return this.heapLen[q] === 0 ? -1 : this.runHead[this.heaps[q]![0]!]!;
   }
 
   /** Every slot in queue q, for clearing a tier and for checks. */
   members(q: number): number[] {
-    const out: number[] = [];
+    return this.runsOf(q).flat();
+  }
+
+  /** The slots of each run of queue q, in key order. */
+  runsOf(q: number): number[][] {
+    const out: number[][] = [];
+    const i = this.store.i32;
     const heap = this.heaps[q]!;
     for (let k = 0; k < this.heapLen[q]!; k++) {
-      const run = this.runs[heap[k]!]!;
-      for (let p = run.head; p < run.end; p++) {
-        const x = run.slots[p - run.base]!;
-        if (x >= 0) out.push(x);
-      }
+      const run: number[] = [];
+      for (let x = this.runHead[heap[k]!]!; x >= 0; x = i[slotBase(x) + NEXT]!) run.push(x);
+      out.push(run);
     }
     return out;
   }
 
-  /** Consistency of queue q for tests: entries and slots agree, runs sorted, heap ordered, sizes right. */
+  /** Consistency of queue q for tests: runs sorted and linked both ways, heap ordered, sizes right. */
   check(q: number): string | null {
-    const i32 = this.store.i32;
-    const f64 = this.store.f64;
+    const i = this.store.i32;
+    const f = this.store.f64;
     const heap = this.heaps[q]!;
     const len = this.heapLen[q]!;
     let count = 0;
+    let openSeen = false;
     for (let k = 0; k < len; k++) {
       const r = heap[k]!;
-      const run = this.runs[r]!;
       if (this.runPos[r] !== k) return `queue ${q}: run ${r} at ${k} thinks it is at ${this.runPos[r]}`;
-      if (run.queue !== q) return `queue ${q}: run ${r} belongs to queue ${run.queue}`;
-      if (k > 0 && this.runKeys[r]! < this.runKeys[heap[(k - 1) >> 1]!]!) return `queue ${q}: heap out of order at ${k}`;
-      let live = 0;
-      let prevKey = -Infinity;
-      for (let p = run.head; p < run.end; p++) {
-        const x = run.slots[p - run.base]!;
-        if (x < 0) continue;
+      if (this.runHead[r]! < 0) return `queue ${q}: empty run ${r} in the heap`;
+      if (this.runKeys[r] !== f[keyIndex(this.runHead[r]! >> 1)]) return `queue ${q}: run ${r} caches a stale key`;
+      if (k > 0 && this.runKey(r) < this.runKey(heap[(k - 1) >> 1]!)) return `queue ${q}: heap out of order at ${k}`;
+      if (r === this.open[q]) openSeen = true;
+      let prev = -1;
+      for (let x = this.runHead[r]!; x >= 0; x = i[slotBase(x) + NEXT]!) {
         const b = slotBase(x);
-        if (i32[b + QUEUE] !== q || i32[b + RUN] !== r || i32[b + POS] !== p) return `queue ${q}: slot ${x} at run ${r} position ${p} does not point back`;
-        const key = f64[keyIndex(x >> 1)]!;
-        if (key <= prevKey) return `queue ${q}: run ${r} out of order at ${p}`;
-        if (live === 0 && this.runKeys[r]! > key) return `queue ${q}: run ${r} key above its first entry`;
-        if (p === run.head && this.runKeys[r] !== key) return `queue ${q}: run ${r} key is not its valid head's`;
-        if (key > run.tailKey) return `queue ${q}: run ${r} entry above its tail key`;
-        prevKey = key;
-        live++;
+        if (i[b + QUEUE] !== q || i[b + RUN] !== r) return `queue ${q}: slot ${x} mislabelled`;
+        if (i[b + PREV] !== prev) return `queue ${q}: broken back link at ${x}`;
+        if (prev >= 0 && f[keyIndex(x >> 1)]! <= f[keyIndex(prev >> 1)]!) return `queue ${q}: run ${r} out of order at ${x}`;
+        prev = x;
+        count++;
       }
-      if (live !== run.live || live === 0) return `queue ${q}: run ${r} counts ${run.live} live entries, has ${live}`;
-      count += live;
+      if (this.runTail[r] !== prev) return `queue ${q}: run ${r} has the wrong tail`;
     }
-    const o = this.runs[this.open[q]!]!;
-    if (o.queue !== q || (o.live === 0) !== (this.runPos[this.open[q]!] === -1)) return `queue ${q}: open run misfiled`;
+    const o = this.open[q]!;
+    if (!openSeen && (this.runHead[o] !== -1 || this.runTail[o] !== -1)) return `queue ${q}: open run not empty but not in the heap`;
     if (count !== this.sizes[q]) return `queue ${q}: size ${this.sizes[q]} != ${count}`;
     return null;
   }
 
   /** Live runs across all queues (open runs included). */
   get runCount(): number {
-    return this.runs.length - this.freeRuns.length;
+    return this.liveRuns;
   }
 
-  private push(r: number, x: number): void {
-    const run = this.runs[r]!;
-    if (run.end - run.base === run.slots.length) this.makeRoom(run);
-    const i32 = this.store.i32;
-    const b = slotBase(x);
-    const key = this.store.f64[keyIndex(x >> 1)]!;
-    run.slots[run.end - run.base] = x;
-    i32[b + QUEUE] = run.queue;
-    i32[b + RUN] = r;
-    i32[b + POS] = run.end;
-    run.end++;
-    run.tailKey = key;
-    this.sizes[run.queue]!++;
-    if (run.live++ === 0) {
-      run.head = run.end - 1;
-      this.runKeys[r] = key;
-      this.heapPush(run.queue, r);
-    }
+  /** Whether run r can take `key` at its tail and stay sorted. */
+  private takes(r: number, key: number): boolean {
+    const tail = this.runTail[r]!;
+    return tail < 0 || this.store.f64[keyIndex(tail >> 1)]! <= key;
   }
 
-  /** Reuse the passed prefix of the array if it is most of it, else double it. */
-  private makeRoom(run: Run): void {
-    const used = run.end - run.head;
-    const from = run.head - run.base;
-    if (used * 2 <= run.slots.length) run.slots.copyWithin(0, from, from + used);
+  /** Link the chain first..last (already labelled with q and r) after the tail of run r of queue q. */
+  private attach(first: number, last: number, len: number, q: number, r: number): void {
+    const i = this.store.i32;
+    const t = this.runTail[r]!;
+    i[slotBase(first) + PREV] = t;
+    i[slotBase(last) + NEXT] = -1;
+    this.runTail[r] = last;
+    this.sizes[q]! += len;
+    if (t >= 0) i[slotBase(t) + NEXT] = first;
     else {
-      const bigger = new Int32Array(run.slots.length * 2);
-      bigger.set(run.slots.subarray(from, from + used));
-      run.slots = bigger;
-    }
-    run.base = run.head;
-  }
-
-  /** Squeeze marks out of run r (live > 0), renumbering its entries from 0. */
-  private compact(r: number): void {
-    const run = this.runs[r]!;
-    const i32 = this.store.i32;
-    const slots = run.slots;
-    let w = 0;
-    for (let p = run.head - run.base; p < run.end - run.base; p++) {
-      const x = slots[p]!;
-      if (x < 0) continue;
-      slots[w] = x;
-      i32[slotBase(x) + POS] = w;
-      w++;
-    }
-    run.base = 0;
-    run.head = 0;
-    run.end = w;
-    // Marks at the head may have gone: the run's key is now its first entry's.
-    const key = this.store.f64[keyIndex(slots[0]! >> 1)]!;
-    if (key !== this.runKeys[r]) {
-      this.runKeys[r] = key;
-      this.siftDown(run.queue, this.runPos[r]!, r);
+      this.runHead[r] = first;
+      this.runKeys[r] = this.store.f64[keyIndex(first >> 1)]!;
+      this.heapPush(q, r);
     }
   }
 
-  private newRun(q: number): number {
-    const r = this.freeRuns.pop();
-    if (r !== undefined) {
-      const run = this.runs[r]!;
-      run.queue = q;
-      run.base = run.head = run.end = run.live = 0;
-      run.tailKey = -Infinity;
-      this.runPos[r] = -1;
-      return r;
+  /** Splice first..last out of run r of queue q, leaving their own fields as they were. */
+  private cutSegment(first: number, last: number, len: number, q: number, r: number): void {
+    const i = this.store.i32;
+    const p = i[slotBase(first) + PREV]!;
+    const n = i[slotBase(last) + NEXT]!;
+    this.sizes[q]! -= len;
+    if (n < 0) this.runTail[r] = p;
+    else i[slotBase(n) + PREV] = p;
+    if (p >= 0) i[slotBase(p) + NEXT] = n;
+    else this.headRemoved(q, r, n);
+  }
+
+  /** Run r of queue q lost its head; n is the new head (-1: the run is empty). */
+  private headRemoved(q: number, r: number, n: number): void {
+    this.runHead[r] = n;
+    if (n >= 0) {
+      // The run's key grew.
+      this.runKeys[r] = this.store.f64[keyIndex(n >> 1)]!;
+      this.siftDown(q, this.runPos[r]!, r);
+    } else {
+      this.heapRemove(q, r);
+      if (r !== this.open[q]) this.releaseRun(r);
+      if (r === this.batchRun) this.batchRun = -1;
     }
-    const id = this.runs.length;
-    this.runs.push({ queue: q, slots: new Int32Array(64), base: 0, head: 0, end: 0, live: 0, tailKey: -Infinity });
-    if (id === this.runKeys.length) {
-      const keys = new Float64Array(id * 2);
-      keys.set(this.runKeys);
-      this.runKeys = keys;
-      const pos = new Int32Array(id * 2);
-      pos.set(this.runPos);
-      this.runPos = pos;
+  }
+
+  private link(x: number, q: number, r: number): void {
+    const i = this.store.i32;
+    const b = slotBase(x);
+    const t = this.runTail[r]!;
+    i[b + QUEUE] = q;
+    i[b + RUN] = r;
+    i[b + PREV] = t;
+    i[b + NEXT] = -1;
+    this.runTail[r] = x;
+    this.sizes[q]!++;
+    if (t >= 0) {
+      i[slotBase(t) + NEXT] = x;
+      return;
     }
-    this.runPos[id] = -1;
-    return id;
+    this.runHead[r] = x;
+    this.runKeys[r] = this.store.f64[keyIndex(x >> 1)]!;
+    this.heapPush(q, r);
+  }
+
+  private runKey(r: number): number {
+    return this.runKeys[r]!;
+  }
+
+  private newRun(): number {
+    let r = this.freeRun;
+    if (r >= 0) this.freeRun = this.runPos[r]!;
+    else {
+      r = this.runHighWater++;
+      if (r === this.runHead.length) this.growRuns();
+    }
+    this.liveRuns++;
+    this.runHead[r] = -1;
+    this.runTail[r] = -1;
+    this.runPos[r] = -1;
+    return r;
+  }
+
+  private releaseRun(r: number): void {
+    this.runPos[r] = this.freeRun;
+    this.freeRun = r;
+    this.liveRuns--;
+  }
+
+  private growRuns(): void {
+    const n = this.runHead.length * 2;
+    const grow = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(n);
+      b.set(a);
+      return b;
+    };
+    const keys = new Float64Array(n);
+    keys.set(this.runKeys);
+    this.runKeys = keys;
+    this.runHead = grow(this.runHead);
+    this.runTail = grow(this.runTail);
+    this.runPos = grow(this.runPos);
   }
 
   private heapPush(q: number, r: number): void {
@@ -290,17 +291,16 @@ export class RunQueues {
     this.runPos[r] = -1;
     if (pos === last) return;
     const moved = heap[last]!;
-    if (pos > 0 && this.runKeys[moved]! < this.runKeys[heap[(pos - 1) >> 1]!]!) this.siftUp(heap, pos, moved);
+    if (pos > 0 && this.runKey(moved) < this.runKey(heap[(pos - 1) >> 1]!)) this.siftUp(heap, pos, moved);
     else this.siftDown(q, pos, moved);
   }
 
   private siftUp(heap: Int32Array, pos: number, r: number): void {
-    const keys = this.runKeys;
-    const key = keys[r]!;
+    const key = this.runKey(r);
     while (pos > 0) {
       const parent = (pos - 1) >> 1;
       const p = heap[parent]!;
-      if (keys[p]! <= key) break;
+      if (this.runKey(p) <= key) break;
       heap[pos] = p;
       this.runPos[p] = pos;
       pos = parent;
@@ -312,14 +312,13 @@ export class RunQueues {
   private siftDown(q: number, pos: number, r: number): void {
     const heap = this.heaps[q]!;
     const len = this.heapLen[q]!;
-    const keys = this.runKeys;
-    const key = keys[r]!;
+    const key = this.runKey(r);
     for (;;) {
       let child = 2 * pos + 1;
       if (child >= len) break;
-      let childKey = keys[heap[child]!]!;
+      let childKey = this.runKey(heap[child]!);
       if (child + 1 < len) {
-        const rightKey = keys[heap[child + 1]!]!;
+        const rightKey = this.runKey(heap[child + 1]!);
         if (rightKey < childKey) {
           child++;
           childKey = rightKey;

@@ -1,7 +1,7 @@
 import { SimulationInvariantError } from '../../common/errors.js';
 import { L1_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
-import { BLOCK, COUNT, DETACHED, NODE, NOT_RESIDENT, PENDING, QUEUE, slotBase } from './copy-store.js';
+import { BLOCK, COUNT, DETACHED, NODE, NOT_RESIDENT, PREV, QUEUE, RUN, slotBase } from './copy-store.js';
 import { RunQueues } from './run-queues.js';
 
 /**
@@ -24,7 +24,7 @@ export class Tiers {
     l1Cleared: 0,
     l2Cleared: 0,
   };
-  /** Per tier, slots whose count crossed 0, waiting to be requeued in their new class. */
+  /** Per tier, queued slots whose count crossed 0, to move to their new class at flush(). */
   private readonly pending = [new Int32Array(256), new Int32Array(256)];
   private readonly pendingLen = new Int32Array(2);
 
@@ -45,14 +45,41 @@ export class Tiers {
     this.queues = new RunQueues(copies.store, nodeCount * 4);
   }
 
-  /** Take the copy's resident slots out of the eviction order until place() puts them back. */
-  detach(c: number): void {
+  /**
+   * Take the resident slots of `n` copies (-1 entries skipped) out of the
+   * eviction order until place() puts them back. Walking the copies in the
+   * order they were last placed, slots that are neighbours in one run leave
+   * in one splice.
+   */
+  detachAll(copies: Int32Array, n: number): void {
     const i32 = this.copies.store.i32;
-    for (let x = c * 2; x < c * 2 + 2; x++) {
-      const qf = slotBase(x) + QUEUE;
-      if (i32[qf]! < 0) continue;
-      this.queues.remove(x);
-      i32[qf] = DETACHED;
+    for (let t = 0; t < 2; t++) {
+      let first = -1;
+      let last = -1;
+      let count = 0;
+      let q = -1;
+      let r = -1;
+      for (let k = n - 1; k >= 0; k--) {
+        const c = copies[k]!;
+        if (c < 0) continue;
+        const x = c * 2 + t;
+        const b = slotBase(x);
+        // Not resident, or already detached (the same id twice in one prompt).
+        if (i32[b + QUEUE]! < 0) continue;
+        if (count > 0 && (i32[b + PREV] !== last || i32[b + RUN] !== r)) {
+          this.queues.removeSegment(first, last, count, q, r);
+          count = 0;
+        }
+        if (count === 0) {
+          first = x;
+          q = i32[b + QUEUE]!;
+          r = i32[b + RUN]!;
+        }
+        last = x;
+        count++;
+        i32[b + QUEUE] = DETACHED;
+      }
+      if (count > 0) this.queues.removeSegment(first, last, count, q, r);
     }
   }
 
@@ -64,16 +91,15 @@ export class Tiers {
    * caller to free).
    */
   place(x: number, node: number, t: number): void {
-    const store = this.copies.store;
-    const qf = slotBase(x) + QUEUE;
-    const state = store.i32[qf]!;
+    const i32 = this.copies.store.i32;
+    const state = i32[slotBase(x) + QUEUE]!;
     if (state >= 0) this.queues.remove(x); // the same id twice in one prompt
     const nt = node * 2 + t;
-    this.queues.append(x, this.queueOf(nt, store.i32[((x >> 1) << 4) + COUNT]!));
+    this.queues.append(x, this.queueOf(nt, i32[((x >> 1) << 4) + COUNT]!));
     if (state !== NOT_RESIDENT) return;
     const used = ++this.used[nt]!;
     // The tier's mask is at L1_MASK + t.
-    this.table.data[(store.i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
+    this.table.data[(i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
     if (used > this.capacity[nt]!) {
       const victim = this.victim(nt);
       if (victim === x) {
@@ -86,16 +112,14 @@ export class Tiers {
     else this.counters.l2Inserts++;
   }
 
-  /** A copy's count crossed 0: its queued slots wait in `pending` until flush() requeues them. */
+  /** A copy's count crossed 0: its queued slots are noted, and flush() moves them to their new class. */
   classChanged(c: number): void {
     if (!this.refcountOrder) return;
     const i32 = this.copies.store.i32;
     for (let t = 0; t < 2; t++) {
       const x = c * 2 + t;
-      const qf = slotBase(x) + QUEUE;
-      if (i32[qf]! < 0) continue; // not resident, detached (place() decides) or already pending
-      this.queues.remove(x);
-      i32[qf] = PENDING;
+      // Not resident, or detached: place() will queue it in the right class.
+      if (i32[slotBase(x) + QUEUE]! < 0) continue;
       let buf = this.pending[t]!;
       const len = this.pendingLen[t]!;
       if (len === buf.length) {
@@ -109,21 +133,46 @@ export class Tiers {
   }
 
   /**
-   * Requeue pending slots in the class of their current count, keeping their
-   * keys. They come per tier in the order their holding was walked, which is
-   * key order, so they form few runs.
+   * Move noted slots to the queue of their current count's class, keeping
+   * their keys. They come per tier in the order their holding was walked,
+   * oldest placed first, so runs of them are neighbours in one run of their
+   * old queue: each such segment moves in one splice.
    */
   flush(): void {
     const i32 = this.copies.store.i32;
+    const queues = this.queues;
     for (let t = 0; t < 2; t++) {
       const buf = this.pending[t]!;
       const len = this.pendingLen[t]!;
+      let first = -1;
+      let last = -1;
+      let count = 0;
+      let segRun = -1;
+      let segTarget = -1;
       for (let k = 0; k < len; k++) {
         const x = buf[k]!;
+        const b = slotBase(x);
         const o = (x >> 1) << 4;
-        this.queues.addOld(x, this.queueOf(i32[o + NODE]! * 2 + t, i32[o + COUNT]!));
+        const q = i32[b + QUEUE]!;
+        const target = q < 0 ? q : this.queueOf(i32[o + NODE]! * 2 + t, i32[o + COUNT]!);
+        const moves = target !== q;
+        if (count > 0 && !(moves && i32[b + PREV] === last && i32[b + RUN] === segRun && target === segTarget)) {
+          queues.moveSegment(first, last, count, segTarget);
+          count = 0;
+          // x may have been in that segment (its count crossed 0 twice): then it is in place now.
+          if (i32[b + QUEUE] === target) continue;
+        }
+        if (!moves) continue;
+        if (count === 0) {
+          first = x;
+          segRun = i32[b + RUN]!;
+          segTarget = target;
+        }
+        last = x;
+        count++;
       }
-      this.queues.endBatch();
+      if (count > 0) queues.moveSegment(first, last, count, segTarget);
+      queues.endBatch();
       this.pendingLen[t] = 0;
     }
   }
@@ -137,7 +186,7 @@ export class Tiers {
     else this.counters.l2Cleared += slots.length;
   }
 
-  /** True when the copy is in neither tier (detached and pending slots are resident). */
+  /** True when the copy is in neither tier (detached slots are resident). */
   isNowhere(c: number): boolean {
     const i32 = this.copies.store.i32;
     return i32[slotBase(c * 2) + QUEUE] === NOT_RESIDENT && i32[slotBase(c * 2 + 1) + QUEUE] === NOT_RESIDENT;

@@ -3,16 +3,32 @@ import { Rng } from '../../../src/common/rng.js';
 import { KvDirectory, type EvictionOrder, type PrefixMatch } from '../../../src/sim/kv/index.js';
 import { ReferenceKv } from './reference-model.js';
 
+interface Setup {
+  steps: number;
+  /** Chance that an operation happens at the same time as the previous one. */
+  sameTime: number;
+  maxL1: number;
+  maxL2: number;
+  /** Contexts are compacted beyond this many blocks. */
+  maxContext: number;
+  /** Full comparison with the model, and the directory's own consistency check, every this many steps. */
+  compareEvery: number;
+  checkEvery: number;
+}
+
+const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
+
 /**
  * Random agent-like operations (appends, forks, sub-agents, compaction, moves,
  * hand-overs, produced blocks, branch ends, unsignalled requests, GPU clears,
- * node losses) on tiny capacities, checked after every step against the
- * naive reference model and the directory's own full consistency check.
+ * node losses) on small capacities, checked against the naive reference
+ * model and the directory's own full consistency check.
  */
-function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: number): void {
+function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
+  const { steps, sameTime, maxL1, maxL2, maxContext, compareEvery, checkEvery } = setup;
   const rng = new Rng(seed);
   const nodes = rng.int(2, 5);
-  const caps = Array.from({ length: nodes }, () => [rng.int(0, 8), rng.int(0, 14)]);
+  const caps = Array.from({ length: nodes }, () => [rng.int(0, maxL1), rng.int(0, maxL2)]);
   if (caps.every(([l1]) => l1 === 0)) caps[0]![0] = 4;
   const kv = new KvDirectory({
     nodeCount: nodes,
@@ -38,7 +54,7 @@ function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: num
     if (branches.length === 0 || op < 0.15) {
       // New branch: fresh context (sub-agent) or fork of an existing one.
       branch = nextBranch++;
-      ctx = branches.length > 0 && rng.chance(0.5) ? [...contexts.get(rng.pick(branches))!, ...fresh(rng.int(0, 2))] : fresh(rng.int(1, 6));
+      ctx = branches.length > 0 && rng.chance(0.5) ? [...contexts.get(rng.pick(branches))!, ...fresh(rng.int(0, 2))] : fresh(rng.int(1, Math.max(6, maxContext >> 2)));
       contexts.set(branch, ctx);
     } else {
       branch = rng.pick(branches);
@@ -61,7 +77,7 @@ function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: num
       ref.admit(node, branch, 1, produced, true);
       contexts.set(branch, [...ctx, ...produced]);
     } else {
-      if (rng.chance(0.1) || ctx.length > 24) {
+      if (rng.chance(0.1) || ctx.length > maxContext) {
         // Compaction: keep a prefix, add a summary.
         ctx = [...ctx.slice(0, rng.int(0, ctx.length)), ...fresh(rng.int(1, 3))];
       } else {
@@ -80,7 +96,7 @@ function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: num
     for (const c of contexts.values()) for (const b of c) seen.add(b);
 
     // Plain comparisons, one expect per step: expect() itself is too slow for thousands of checks.
-    kv.checkInvariants();
+    if (step % checkEvery === 0) kv.checkInvariants();
     const diffs: string[] = [];
     for (let n = 0; n < nodes; n++) {
       for (const tier of [1, 2] as const) {
@@ -88,7 +104,7 @@ function run(seed: number, eviction: EvictionOrder, steps: number, sameTime: num
         if (kv.used(n, tier) > caps[n]![tier - 1]!) diffs.push(`used ${n}/${tier} over capacity`);
       }
     }
-    if (step % 5 === 0 || step === steps - 1) {
+    if (step % compareEvery === 0 || step === steps - 1) {
       for (const b of seen) {
         for (let n = 0; n < nodes; n++) {
           const count = kv.refCount(b, n);
@@ -125,10 +141,15 @@ function plain(m: PrefixMatch): object {
 describe('randomized against a naive reference model', () => {
   for (const eviction of ['refcount', 'lru'] as const) {
     it(`${eviction}: same residency, counts, matches and stats; invariants hold`, () => {
-      for (let seed = 1; seed <= 12; seed++) run(seed, eviction, 400, 0.3);
+      for (let seed = 1; seed <= 12; seed++) run(seed, eviction, SMALL);
     });
     it(`${eviction}: also when most operations happen at the same time`, () => {
-      for (let seed = 100; seed <= 106; seed++) run(seed, eviction, 400, 0.9);
+      for (let seed = 100; seed <= 106; seed++) run(seed, eviction, { ...SMALL, sameTime: 0.9 });
+    });
+    it(`${eviction}: also with larger tiers and contexts (many runs per queue)`, () => {
+      for (let seed = 200; seed <= 202; seed++) {
+        run(seed, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10 });
+      }
     });
   }
 });

@@ -4,7 +4,7 @@ import { CopyStore, keyIndex, QUEUE, SLAB, slotBase } from '../../../src/sim/kv/
 import { RunQueues } from '../../../src/sim/kv/run-queues.js';
 
 describe('RunQueues', () => {
-  it('yields the exact minimum key under appends, old-key batches, re-accesses and removals', () => {
+  it('yields the exact minimum key under appends, segment moves, re-accesses and removals', () => {
     const rng = new Rng(42);
     const store = new CopyStore(8);
     const copies = 38 * SLAB;
@@ -16,44 +16,38 @@ describe('RunQueues', () => {
     // One slot per copy (the L1 slot, x = 2c): keys belong to copies.
     const key = (x: number): number => store.f64[keyIndex(x >> 1)]!;
     const queueOf = (x: number): number => store.i32[slotBase(x) + QUEUE]!;
-    const setKey = (x: number, k: number): void => {
-      store.f64[keyIndex(x >> 1)] = k;
-    };
     const leave = (x: number): void => {
       members[queueOf(x)]!.delete(x);
       queues.remove(x);
       store.i32[slotBase(x) + QUEUE] = -1;
     };
     let seq = 0;
-    const pastKeys: number[] = [];
     for (let step = 0; step < 6000; step++) {
       const r = rng.next();
       const q = rng.int(0, QUEUES - 1);
-      if (r < 0.35) {
+      if (r < 0.4) {
         // A fresh access: newest key.
         const x = 2 * rng.int(0, copies - 1);
         if (queueOf(x) >= 0) leave(x);
-        setKey(x, ++seq);
-        pastKeys.push(seq);
+        store.f64[keyIndex(x >> 1)] = ++seq;
         queues.append(x, q);
         members[q]!.add(x);
-      } else if (r < 0.5) {
-        // A batch of slots that change queue keeping old keys, in mostly ascending order.
-        const batch: number[] = [];
-        for (let k = rng.int(1, 12); k > 0; k--) {
-          const x = 2 * rng.int(0, copies - 1);
-          if (batch.includes(x)) continue;
-          if (queueOf(x) >= 0) leave(x);
-          batch.push(x);
+      } else if (r < 0.55) {
+        // A batch of class changes: slices of runs move to another queue, keeping their keys.
+        for (let k = rng.int(1, 3); k > 0; k--) {
+          const from = rng.int(0, QUEUES - 1);
+          const runs = queues.runsOf(from);
+          if (runs.length === 0) continue;
+          const run = rng.pick(runs);
+          const a = rng.int(0, run.length - 1);
+          const b = rng.int(a, Math.min(run.length - 1, a + 8));
+          const to = (from + rng.int(1, QUEUES - 1)) % QUEUES;
+          queues.moveSegment(run[a]!, run[b]!, b - a + 1, to);
+          for (const x of run.slice(a, b + 1)) {
+            members[from]!.delete(x);
+            members[to]!.add(x);
+          }
         }
-        const keys = batch.map(() => (pastKeys.length > 0 ? rng.pick(pastKeys) : 0) + rng.next() / 2);
-        keys.sort((a, b) => a - b);
-        if (rng.chance(0.3)) keys.reverse();
-        batch.forEach((x, k) => {
-          setKey(x, keys[k]!);
-          queues.addOld(x, q);
-          members[q]!.add(x);
-        });
         queues.endBatch();
       } else if (r < 0.7) {
         const all = [...members[q]!];
