@@ -19,6 +19,7 @@ const arg = (name: string, fallback: string) => {
   return at > 0 ? process.argv[at + 1]! : fallback;
 };
 const iterations = Number(arg('--iterations', '200'));
+const batch = process.argv.includes('--batch') ? Number(arg('--batch', '0')) : undefined;
 const db = arg('--db', join(mkdtempSync(join(tmpdir(), 'bench-evolve-')), 'lineage.db'));
 const config = EvolveConfigSchema.parse({
   workload: 'cc',
@@ -26,6 +27,7 @@ const config = EvolveConfigSchema.parse({
   windowMinutes: 10,
   warmupMinutes: 2,
   iterations,
+  batch,
   seed: 1,
   seedsDir: join(packageRoot(), 'seeds'),
 });

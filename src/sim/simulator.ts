@@ -343,7 +343,11 @@ export class Simulator {
     }
     rs.phase = 'decode';
     rs.decodeStart = this.now;
-    this.kv.admitDecode(node.id, rs.req.branch, rs.req.blocks, this.now);
+    // The prompt's KV arrives GPU-to-GPU and lives with the running request;
+    // it is already in the pool on its prefill node, so the decode node does
+    // not cache it again. Decode nodes only write to the pool what they
+    // produce (see complete()), and hold their branch's count on that.
+    
     node.decodeRequests.set(rs.req.id, rs);
     node.decode.join(this.now, rs.req.id, rs.req.outputTokens - 1, rs.contextTokens);
     this.armDecodeTimer(node);
