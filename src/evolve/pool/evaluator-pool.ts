@@ -33,6 +33,9 @@ export class EvaluatorPool {
       // isolated-vm on Node 20 needs the process started with --no-node-snapshot (a
       // process-wide flag that workers cannot be given; they share it).
       workerData: setup satisfies WorkerSetup,
+      // A simulation allocates many short-lived objects; a larger young
+      // generation than the worker default keeps scavenges rare.
+      resourceLimits: { maxYoungGenerationSizeMb: 64 },
     });
   }
 
