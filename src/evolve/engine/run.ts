@@ -1,6 +1,6 @@
 import { Rng } from '../../common/rng.js';
 import { InputError } from '../../common/errors.js';
-import { buildSnapshotFromStrings, parseSchedCost, type Snapshot } from '../../evaluate/index.js';
+import { buildSnapshotFromStrings, parseSchedCost } from '../../evaluate/index.js';
 import { codeHash, openLineageStore, type CandidateRef, type LineageStore, type NewCandidate, type NewMigration } from '../../store/index.js';
 import { FeatureSpace, IslandSet, type Candidate as ArchiveCandidate } from '../archive/index.js';
 import { ringMigrate } from '../migration/index.js';
@@ -10,7 +10,7 @@ import { islandForIteration, selectInspirations, selectParent } from '../selecti
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { duplicateRecord, evaluatedRecord, mutationFailureRecord, type Proposal } from './records.js';
-import { loadSeeds } from './seeds.js';
+import { loadSeeds, type SeedPolicy } from './seeds.js';
 import { summarizeRun, type EvolveSummary } from './summary.js';
 
 export interface IterationProgress {
@@ -50,17 +50,33 @@ export class EvolutionRun {
     readonly runId: number,
     private readonly config: EvolveConfig,
     private readonly store: LineageStore,
-    private readonly snapshot: Snapshot,
     private readonly pool: EvaluatorPool,
     private readonly mutator: Mutator,
     private islands: IslandSet,
     private nextIteration: number,
+    /** The seed policies, read once at open (a resumed run is past iteration 0). */
+    private readonly seeds: readonly SeedPolicy[],
   ) {}
 
   /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
   static async open(config: EvolveConfig, dbPath: string, resume: boolean): Promise<EvolutionRun> {
+    // Everything that can reject the input comes before the database is
+    // touched, so that bad flags leave no run (and no file) behind.
     const mutator = buildMutator(config);
-    const store = openLineageStore(dbPath);
+    const schedCost = parseSchedCost(config.schedCost);
+    const seeds = resume ? [] : loadSeeds(config.seedsDir);
+    const snapshot = buildSnapshotFromStrings({
+      workload: config.workload,
+      agents: config.agents,
+      nodes: config.nodes,
+      split: config.split,
+      nodeKinds: config.nodeKinds,
+      mechanics: config.mechanics,
+      warmupMinutes: config.warmupMinutes,
+      minutes: config.windowMinutes,
+      seed: config.seed,
+    });
+    const store = openLineageStore(dbPath, { create: !resume });
     try {
       let runId: number;
       let islands: IslandSet;
@@ -78,33 +94,18 @@ export class EvolutionRun {
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      const snapshot = buildSnapshotFromStrings({
-        workload: config.workload,
-        agents: config.agents,
-        nodes: config.nodes,
-        split: config.split,
-        nodeKinds: config.nodeKinds,
-        mechanics: config.mechanics,
-        warmupMinutes: config.warmupMinutes,
-        minutes: config.windowMinutes,
-        seed: config.seed,
-      });
       const pool = new EvaluatorPool({
         snapshot,
-        schedCost: parseSchedCost(config.schedCost),
+        schedCost,
         sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
         wallLimitMs: config.candidateWallMs,
         threads: config.threads,
       });
-      return new EvolutionRun(runId, config, store, snapshot, pool, mutator, islands, next);
+      return new EvolutionRun(runId, config, store, pool, mutator, islands, next, seeds);
     } catch (error) {
       store.close();
       throw error;
     }
-  }
-
-  get dbIterationsDone(): number {
-    return this.nextIteration - 1;
   }
 
   async run(hooks: RunHooks = {}): Promise<EvolveSummary> {
@@ -144,7 +145,7 @@ export class EvolutionRun {
 
   private async seedIteration(): Promise<void> {
     const starters = [
-      ...loadSeeds(this.config.seedsDir).map((s) => ({ name: s.name, code: s.code, mutator: 'seed', summary: `seed ${s.name}` })),
+      ...this.seeds.map((s) => ({ name: s.name, code: s.code, mutator: 'seed', summary: `seed ${s.name}` })),
       ...this.warmStartPolicies(),
     ];
     const proposals: Proposal[] = starters.map((s) => ({
