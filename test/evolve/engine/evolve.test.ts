@@ -107,10 +107,12 @@ describe('evolve command', () => {
   });
 
   it('bad input exits 2 with one line', async () => {
-    for (const args of [['--iterations', '-1'], ['--mutator', 'mix:llm=x'], ['--seeds', '/nonexistent/seeds'], ['--exploit', '2']]) {
-      const r = await cli(['evolve', ...args, '--db', tmpDb()]);
+    for (const args of [['--iterations', '-1'], ['--mutator', 'mix:llm=x'], ['--seeds', '/nonexistent/seeds'], ['--exploit', '2'], ['--workload', 'nope'], ['--split', '4P4D']]) {
+      const db = tmpDb();
+      const r = await cli(['evolve', ...args, '--db', db]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(db), `${args.join(' ')} leaves no database`).toBe(false);
     }
     const r = await cli(['lineage', '--db', '/nonexistent/x.db']);
     expect(r.code).toBe(2);
