@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { Piscina } from 'piscina';
 import { packageRoot } from '../../common/package-root.js';
-import type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
+import type { EvalOutcome, EvalTask, WorkerSetup, WorkerTask } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Worker threads (default: the machine's cores). */
@@ -18,7 +18,7 @@ export interface EvaluatorPoolOptions extends WorkerSetup {
  * only return results; the caller (main thread) writes the database.
  */
 export class EvaluatorPool {
-  private readonly pool: Piscina<EvalTask, EvalOutcome>;
+  private readonly pool: Piscina<WorkerTask, EvalOutcome | 'drained'>;
   private readonly backstopMs: number;
   readonly threads: number;
 
@@ -44,7 +44,7 @@ export class EvaluatorPool {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.backstopMs);
     try {
-      return await this.pool.run(task, { signal: controller.signal });
+      return (await this.pool.run(task, { signal: controller.signal })) as EvalOutcome;
     } catch (error) {
       const wallMs = performance.now() - started;
       if (controller.signal.aborted) return { ok: false, kind: 'timeout', message: `worker terminated after ${Math.round(wallMs)} ms without an answer`, wallMs };
@@ -55,6 +55,9 @@ export class EvaluatorPool {
   }
 
   async close(): Promise<void> {
+    // One drain task per worker (they wait for each other, so each worker takes one).
+    const barrier = new SharedArrayBuffer(4);
+    await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ kind: 'drain', barrier, workers: this.threads })));
     await this.pool.close();
   }
 }

@@ -10,6 +10,7 @@ export interface WorkerSetup {
 }
 
 export interface EvalTask {
+  kind?: 'evaluate';
   candidateId: number;
   name: string;
   code: string;
@@ -19,3 +20,12 @@ export interface EvalTask {
 export type EvalOutcome =
   | { ok: true; evaluation: Evaluation; wallMs: number }
   | { ok: false; kind: 'timeout' | 'crash'; message: string; wallMs: number };
+
+/** Sent once to every worker before the pool closes (see worker.ts). */
+export interface DrainTask {
+  kind: 'drain';
+  barrier: SharedArrayBuffer;
+  workers: number;
+}
+
+export type WorkerTask = EvalTask | DrainTask;

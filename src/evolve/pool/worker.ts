@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
-import type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
+import type { EvalOutcome, EvalTask, WorkerSetup, WorkerTask } from './task.js';
 
 /**
  * The piscina worker: evaluates one candidate in its own sandbox. A candidate
@@ -14,18 +14,26 @@ const setup = workerData as WorkerSetup;
 /**
  * isolated-vm handles that are finalised while a worker thread is being
  * terminated abort the whole process (an assertion in isolated-vm 5 on
- * Node 20). Collecting them after every evaluation, while the worker is
- * alive, leaves nothing to finalise at termination.
+ * Node 20). Before the pool closes, every worker runs one `drain` task that
+ * collects them while the worker is alive. (Collecting after every
+ * evaluation also works but makes evaluations about 1.5x slower.)
  */
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-export default async function evaluateCandidate(task: EvalTask): Promise<EvalOutcome> {
-  const outcome = evaluate(task);
-  collectGarbage();
-  await new Promise((resolve) => setImmediate(resolve));
-  collectGarbage();
-  return outcome;
+export default async function handle(task: WorkerTask): Promise<EvalOutcome | 'drained'> {
+  if (task.kind === 'drain') {
+    // Wait until every worker holds one drain task, so that each worker gets exactly one.
+    const arrived = new Int32Array(task.barrier);
+    Atomics.add(arrived, 0, 1);
+    const deadline = Date.now() + 10_000;
+    while (Atomics.load(arrived, 0) < task.workers && Date.now() < deadline) Atomics.wait(arrived, 0, Atomics.load(arrived, 0), 50);
+    collectGarbage();
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    return 'drained';
+  }
+  return evaluate(task);
 }
 
 function evaluate(task: EvalTask): EvalOutcome {
