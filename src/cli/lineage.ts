@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openLineageStore, type CandidateSummary, type LineageStore } from '../store/index.js';
-import { InputError } from '../common/errors.js';
+import { InputError, UsageError } from '../common/errors.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { intOption } from './options.js';
 import { renderTable } from './table.js';
@@ -48,7 +48,7 @@ export function registerLineageCommands(program: Command, io: CliIO): void {
     .option('--diff', 'print the unified diff against its (first) parent instead of the code', false)
     .option('--json', 'print JSON', false)
     .action((idText: string, flags: { db: string; diff: boolean; json: boolean }) => {
-      const id = intOption('candidate id', 1)(idText);
+      const id = parseCandidateId(idText);
       withStore(flags.db, (store) => {
         const c = requireCandidate(store, id, flags.db);
         const parent = c.parents.find((p) => p.role === 'parent');
@@ -70,7 +70,7 @@ export function registerLineageCommands(program: Command, io: CliIO): void {
     .requiredOption('--db <file>', 'lineage database')
     .requiredOption('-o, --output <file>', 'policy file to write')
     .action((idText: string, flags: { db: string; output: string }) => {
-      const id = intOption('candidate id', 1)(idText);
+      const id = parseCandidateId(idText);
       withStore(flags.db, (store) => {
         const c = requireCandidate(store, id, flags.db);
         if (!c.code) throw new InputError(`candidate ${id} has no code (its mutation failed)`, { file: flags.db });
@@ -99,4 +99,11 @@ function requireCandidate(store: LineageStore, id: number, db: string) {
   const c = store.getCandidate(id);
   if (!c) throw new InputError(`no candidate ${id}`, { file: db });
   return c;
+}
+
+/** A candidate id argument; commander does not parse positional arguments for us. */
+function parseCandidateId(text: string): number {
+  const id = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new UsageError(`candidate id must be a whole number >= 1, got "${text}"`);
+  return id;
 }
