@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
-import { InputError } from '../common/errors.js';
+import { checkMembership, expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
 import { floatOption, intOption } from './options.js';
 import { parseMembership } from './membership-option.js';
 
@@ -40,17 +39,11 @@ export interface ResolvedCluster {
 }
 
 export function resolveCluster(flags: ClusterFlags): ResolvedCluster {
-  const kinds = flags.nodeKind.split(',').map((s) => s.trim());
-  if (kinds.length !== 1 && kinds.length !== flags.nodes) {
-    throw new InputError(`${kinds.length} node kinds given for ${flags.nodes} nodes`, { field: '--node-kind' });
-  }
   const membership = flags.elastic ? parseMembership(flags.elastic) : [];
-  for (const m of membership) {
-    if (m.node >= flags.nodes) throw new InputError(`membership change names node ${m.node} but the cluster has ${flags.nodes} nodes`, { field: '--elastic' });
-  }
+  checkMembership(membership, flags.nodes, '--elastic');
   return {
     roles: parseSplit(flags.split, flags.nodes),
-    nodeKinds: kinds.length === 1 ? Array<string>(flags.nodes).fill(kinds[0]!) : kinds,
+    nodeKinds: expandNodeKinds(flags.nodeKind, flags.nodes, '--node-kind'),
     mechanics: parseMechanics(flags.mechanics),
     membership,
   };

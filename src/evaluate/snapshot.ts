@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
-import { parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
-import { InputError } from '../common/errors.js';
+import { expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
 
 /**
  * What the evaluator replays: a window of recorded work (a trace: requests
@@ -70,13 +69,11 @@ export interface SnapshotStrings {
 }
 
 export function buildSnapshotFromStrings(spec: SnapshotStrings): Snapshot {
-  const kinds = spec.nodeKinds.split(',').map((k) => k.trim());
-  if (kinds.length !== 1 && kinds.length !== spec.nodes) throw new InputError(`${kinds.length} node kinds given for ${spec.nodes} nodes`, { field: 'nodeKinds' });
   return buildSnapshot({
     workload: spec.workload,
     agents: spec.agents,
     roles: parseSplit(spec.split, spec.nodes),
-    nodeKinds: kinds.length === 1 ? Array<string>(spec.nodes).fill(kinds[0]!) : kinds,
+    nodeKinds: expandNodeKinds(spec.nodeKinds, spec.nodes),
     mechanics: parseMechanics(spec.mechanics),
     warmupMinutes: spec.warmupMinutes,
     minutes: spec.minutes,

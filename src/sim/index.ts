@@ -8,3 +8,4 @@ export type { SimMetrics, SliceMetrics, TransitionRecord } from './metrics.js';
 export type { MembershipChange } from './membership.js';
 export type { NodeHardware } from './hardware.js';
 export { buildCluster } from './cluster-setup.js';
+export { expandNodeKinds, checkMembership } from './cluster-spec.js';

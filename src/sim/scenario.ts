@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { InputError } from '../common/errors.js';
 import { parseOrThrow } from '../common/validate.js';
 import { createPresetSource, createTraceSource, loadWorkloadPreset, readTrace } from '../workload/index.js';
 import type { WorkloadSource } from '../workload/types.js';
 import { buildCluster } from './cluster-setup.js';
+import { checkMembership, expandNodeKinds } from './cluster-spec.js';
 import { MechanicsSchema, MECHANICS_PRESETS } from './mechanics.js';
 import type { PolicyHook } from './policy-hook.js';
 import { Simulator, type SimResult } from './simulator.js';
@@ -38,12 +38,8 @@ export type Scenario = z.output<typeof ScenarioSchema>;
 
 export function parseScenario(input: unknown): Scenario {
   const scenario = parseOrThrow(ScenarioSchema, input);
-  for (const m of scenario.membership) {
-    if (m.node >= scenario.nodes) throw new InputError(`membership change names node ${m.node} but the cluster has ${scenario.nodes} nodes`, { field: 'membership' });
-  }
-  if (Array.isArray(scenario.nodeKinds) && scenario.nodeKinds.length !== scenario.nodes) {
-    throw new InputError(`${scenario.nodeKinds.length} node kinds given for ${scenario.nodes} nodes`, { field: 'nodeKinds' });
-  }
+  checkMembership(scenario.membership, scenario.nodes);
+  expandNodeKinds(scenario.nodeKinds, scenario.nodes);
   return scenario;
 }
 
@@ -68,7 +64,7 @@ export interface RunOptions {
 export function runScenario(scenario: Scenario, options: RunOptions = {}): SimResult {
   const roles = parseSplit(scenario.split, scenario.nodes);
   const source = options.source ?? openWorkload(scenario);
-  const kinds = typeof scenario.nodeKinds === 'string' ? Array<string>(scenario.nodes).fill(scenario.nodeKinds) : scenario.nodeKinds;
+  const kinds = expandNodeKinds(scenario.nodeKinds, scenario.nodes);
   const { hardware, policyModel } = buildCluster(kinds, source.model, scenario.seed);
   const sim = new Simulator({
     hardware,

@@ -189,7 +189,7 @@ export class Simulator {
         if (ev.token === this.nodes[ev.node]!.decodeTimerToken) this.onDecodeStep(this.nodes[ev.node]!);
         return;
       case 'restart-done':
-        if (ev.generation === this.nodes[ev.node]!.generation) this.finishRestart(this.nodes[ev.node]!);
+        if (ev.generation === this.nodes[ev.node]!.generation) this.finishTransition(this.nodes[ev.node]!);
         return;
       case 'membership':
         return ev.change.event === 'down' ? this.nodeDown(this.nodes[ev.change.node]!, ev.change) : this.nodeUp(this.nodes[ev.change.node]!, ev.change);
@@ -448,10 +448,6 @@ export class Simulator {
       return;
     }
     if (node.role === 'D') this.kv.clearGpu(node.id); // D->P empties KV; P->D keeps it
-    this.finishTransition(node);
-  }
-
-  private finishRestart(node: SimNode): void {
     this.finishTransition(node);
   }
 
