@@ -62,11 +62,16 @@ export interface RunOptions {
 
 /** Set up the cluster for a scenario and run it to the end. */
 export function runScenario(scenario: Scenario, options: RunOptions = {}): SimResult {
+  return createSimulator(scenario, options).run();
+}
+
+/** Set up the cluster for a scenario; the caller drives it (`advanceTo`, `finish`) or runs it. */
+export function createSimulator(scenario: Scenario, options: RunOptions = {}): Simulator {
   const roles = parseSplit(scenario.split, scenario.nodes);
   const source = options.source ?? openWorkload(scenario);
   const kinds = expandNodeKinds(scenario.nodeKinds, scenario.nodes);
   const { hardware, policyModel } = buildCluster(kinds, source.model, scenario.seed);
-  const sim = new Simulator({
+  return new Simulator({
     hardware,
     roles,
     mechanics: scenario.mechanics,
@@ -81,5 +86,4 @@ export function runScenario(scenario: Scenario, options: RunOptions = {}): SimRe
     policyModel,
     onProgress: options.onProgress,
   });
-  return sim.run();
 }

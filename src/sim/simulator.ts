@@ -130,28 +130,73 @@ export class Simulator {
     this.metrics = new MetricsRecorder(opts.warmupSeconds, this.endSeconds, opts.sliceSeconds ?? 60, opts.hardware[0]!.tokensPerDecodeIteration);
   }
 
+  private started = false;
+  private finished = false;
+
+  /** Runs the whole simulation: start, advance to the end, finish. */
   run(): SimResult {
+    this.advanceTo(Infinity);
+    return this.finish();
+  }
+
+  /** Simulated seconds reached so far. */
+  get time(): number {
+    return this.now;
+  }
+
+  /** True once the end time is reached (or, with stopWhenDrained, the work is done). */
+  get done(): boolean {
+    return this.finished;
+  }
+
+  /**
+   * Processes every event due at or before `t` (simulated seconds), so that a
+   * caller can pace the run against a wall clock (the data plane). Returns
+   * false once the simulation has ended.
+   */
+  advanceTo(t: number): boolean {
     const { opts } = this;
-    this.metrics.split(0, this.currentSplit());
-    for (const ev of opts.source.start()) this.scheduleWorkload(ev);
-    for (const change of opts.membership ?? []) this.push({ type: 'membership', at: change.at, rank: 0, seq: 0, change });
-    this.push({ type: 'monitor', at: 0, rank: 8, seq: 0 });
-    let nextProgress = 0;
+    if (!this.started) this.begin();
+    if (this.finished) return false;
     for (;;) {
-      const ev = this.queue.pop();
-      if (!ev || ev.at > this.endSeconds) break;
+      const next = this.queue.peek();
+      if (!next || next.at > this.endSeconds) {
+        this.finished = true;
+        break;
+      }
+      if (next.at > t) break;
+      const ev = this.queue.pop()!;
       if (opts.stopWhenDrained && ev.at > opts.warmupSeconds && this.requests.size === 0 && this.pendingWorkloadEvents === 0) {
         this.endSeconds = this.now;
         this.metrics.endSeconds = this.now;
+        this.finished = true;
         break;
       }
       this.now = ev.at;
       this.events++;
       this.dispatch(ev);
-      if (opts.onProgress && this.now >= nextProgress) {
+      if (opts.onProgress && this.now >= this.nextProgress) {
         opts.onProgress(this.now);
-        nextProgress = this.now + 60;
+        this.nextProgress = this.now + 60;
       }
+    }
+    if (!this.finished && t !== Infinity && t > this.now) this.now = Math.min(t, this.endSeconds);
+    return !this.finished;
+  }
+
+  /** Slices completed so far (live metrics for a status line). */
+  completedSlices(count: number): SliceMetrics[] {
+    return this.metrics.recentSlices(this.now, count);
+  }
+
+  /** Ends the run (at the end time, or now if stopped early) and returns the result. */
+  finish(): SimResult {
+    if (!this.started) this.begin();
+    if (!this.finished) {
+      // Stopped early (the data plane ended before the configured end): the run ends now.
+      this.endSeconds = this.now;
+      this.metrics.endSeconds = this.now;
+      this.finished = true;
     }
     this.now = this.endSeconds;
     this.checkConservation();
@@ -167,6 +212,17 @@ export class Simulator {
       events: this.events,
       kv: this.kv.stats(),
     };
+  }
+
+  private nextProgress = 0;
+
+  private begin(): void {
+    const { opts } = this;
+    this.started = true;
+    this.metrics.split(0, this.currentSplit());
+    for (const ev of opts.source.start()) this.scheduleWorkload(ev);
+    for (const change of opts.membership ?? []) this.push({ type: 'membership', at: change.at, rank: 0, seq: 0, change });
+    this.push({ type: 'monitor', at: 0, rank: 8, seq: 0 });
   }
 
   private push(ev: SimEvent): void {
