@@ -6,6 +6,7 @@ import { registerReplayCommand } from './replay.js';
 import { registerCompareCommand } from './compare.js';
 import { registerEvolveCommand } from './evolve.js';
 import { registerLineageCommands } from './lineage.js';
+import { registerServeCommand } from './serve.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -15,4 +16,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerCompareCommand(program, io);
   registerEvolveCommand(program, io);
   registerLineageCommands(program, io);
+  registerServeCommand(program, io);
 }

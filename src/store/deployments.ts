@@ -42,13 +42,26 @@ export function markRolledBack(db: Db, id: number, at: number, reason?: string):
   return result.changes > 0;
 }
 
+/** The run's latest deployment (by time, then id) that was not rolled back, if any. */
+export function currentDeployment(db: Db, runId: number): DeploymentRecord | undefined {
+  const row = prepared<DeploymentRow>(
+    db,
+    `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE run = ? AND rolled_back_at IS NULL ORDER BY deployed_at DESC, id DESC LIMIT 1`,
+  ).get(runId);
+  return row && toDeployment(row);
+}
+
 /** Deployments in the order they happened, of one run or of all. */
 export function listDeployments(db: Db, runId?: number): DeploymentRecord[] {
   const rows =
     runId === undefined
       ? prepared<DeploymentRow>(db, `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments ORDER BY deployed_at, id`).all()
       : prepared<DeploymentRow>(db, `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE run = ? ORDER BY deployed_at, id`).all(runId);
-  return rows.map((row) => ({
+  return rows.map(toDeployment);
+}
+
+function toDeployment(row: DeploymentRow): DeploymentRecord {
+  return {
     id: row.id,
     run: row.run,
     cycle: row.cycle,
@@ -60,5 +73,5 @@ export function listDeployments(db: Db, runId?: number): DeploymentRecord[] {
     reason: row.reason,
     rollbackReason: row.rollback_reason,
     createdAt: row.created_at,
-  }));
+  };
 }

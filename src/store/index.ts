@@ -16,6 +16,7 @@ export type {
   Checkpoint,
   CheckpointState,
   ChildLink,
+  CycleEnd,
   CycleRecord,
   CycleStatus,
   DeploymentRecord,

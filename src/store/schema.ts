@@ -124,6 +124,17 @@ CREATE TABLE run_state (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 2,
+    description: 'cycles: why a cycle ended as it did, its best candidate and the deployed policy, each with its T_total on the snapshot',
+    sql: `
+ALTER TABLE cycles ADD COLUMN reason TEXT;
+ALTER TABLE cycles ADD COLUMN best_candidate INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
+ALTER TABLE cycles ADD COLUMN best_fitness REAL;
+ALTER TABLE cycles ADD COLUMN deployed_candidate INTEGER REFERENCES candidates(id) ON DELETE SET NULL;
+ALTER TABLE cycles ADD COLUMN deployed_fitness REAL;
+`,
+  },
 ];
 
 /** The schema version this build writes and understands. */

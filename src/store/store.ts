@@ -6,6 +6,8 @@ import * as islandMigrations from './island-migrations.js';
 import * as iterations from './iterations.js';
 import * as lineage from './lineage.js';
 import * as runs from './runs.js';
+import * as runState from './run-state.js';
+import type { JsonValue } from './json.js';
 import { runCandidateStats, type RunCandidateStats } from './run-stats.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import type {
@@ -16,8 +18,8 @@ import type {
   Checkpoint,
   CheckpointState,
   ChildLink,
+  CycleEnd,
   CycleRecord,
-  CycleStatus,
   DeploymentRecord,
   MigrationRecord,
   NewCandidate,
@@ -147,8 +149,12 @@ export class LineageStore {
   insertCycle(cycle: NewCycle): number {
     return this.guard(() => cycles.insertCycle(this.db, cycle));
   }
-  finishCycle(id: number, end: { endedAt: number; status: Exclude<CycleStatus, 'running'>; winner?: number | null }): void {
+  finishCycle(id: number, end: CycleEnd): void {
     this.guard(() => cycles.finishCycle(this.db, id, end));
+  }
+  /** Mark the run's cycles still 'running' (their process died) as 'interrupted'; returns their ids. */
+  interruptRunningCycles(runId: number, endedAt: number, reason: string): number[] {
+    return this.guard(() => cycles.interruptRunningCycles(this.db, runId, endedAt, reason));
   }
   getCycle(id: number): CycleRecord | undefined {
     return this.guard(() => cycles.getCycle(this.db, id));
@@ -164,6 +170,20 @@ export class LineageStore {
   }
   listDeployments(runId?: number): DeploymentRecord[] {
     return this.guard(() => deployments.listDeployments(this.db, runId));
+  }
+  /** The run's latest deployment that was not rolled back: what is serving now. */
+  currentDeployment(runId: number): DeploymentRecord | undefined {
+    return this.guard(() => deployments.currentDeployment(this.db, runId));
+  }
+
+  // Run state outside iterations (continuous mode: warm start, simulated time reached)
+  /** Upsert keys of the run's state (the reserved key 'iteration' is refused). */
+  saveRunState(runId: number, entries: CheckpointState): void {
+    this.guard(() => runState.saveRunState(this.db, runId, entries));
+  }
+  /** Every saved key of the run's state except 'iteration' (see loadCheckpoint). */
+  loadRunState(runId: number): Record<string, JsonValue> {
+    return this.guard(() => runState.loadRunState(this.db, runId));
   }
 
   close(): void {

@@ -159,7 +159,27 @@ export interface CycleRecord {
   endedAt: number | null;
   winner: number | null;
   status: CycleStatus;
+  /** Why it ended as it did (failed: the error; finished: staged or not, and why). */
+  reason: string | null;
+  /** The cycle's best candidate and its T_total on the snapshot. */
+  bestCandidate: number | null;
+  bestFitness: number | null;
+  /** The policy that was deployed during the cycle, as scored on the same snapshot. */
+  deployedCandidate: number | null;
+  deployedFitness: number | null;
   createdAt: string;
+}
+
+/** How a cycle ended (finishCycle). */
+export interface CycleEnd {
+  /** Simulated seconds. */
+  endedAt: number;
+  status: Exclude<CycleStatus, 'running'>;
+  /** The candidate the cycle chose to deploy (staged), if any. */
+  winner?: number | null;
+  reason?: string | null;
+  best?: { candidate: number; fitness: number | null } | null;
+  deployed?: { candidate: number; fitness: number | null } | null;
 }
 
 export interface NewDeployment {

@@ -1,15 +1,12 @@
-import { Rng } from '../../common/rng.js';
 import { InputError } from '../../common/errors.js';
 import { buildSnapshotFromStrings, parseSchedCost } from '../../evaluate/index.js';
-import { codeHash, openLineageStore, type CandidateRef, type LineageStore, type NewCandidate, type NewMigration } from '../../store/index.js';
-import { FeatureSpace, IslandSet, type Candidate as ArchiveCandidate } from '../archive/index.js';
-import { ringMigrate } from '../migration/index.js';
-import { MutationFailed, type Mutator } from '../mutators/index.js';
-import { EvaluatorPool, type EvalOutcome } from '../pool/index.js';
-import { islandForIteration, selectInspirations, selectParent } from '../selection/index.js';
+import { openLineageStore, type LineageStore } from '../../store/index.js';
+import { IslandSet } from '../archive/index.js';
+import type { Mutator } from '../mutators/index.js';
+import { EvaluatorPool } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
-import { duplicateRecord, evaluatedRecord, mutationFailureRecord, type Proposal } from './records.js';
+import { Evolver, type Starter } from './evolver.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
 import { summarizeRun, type EvolveSummary } from './summary.js';
 
@@ -28,35 +25,31 @@ export interface RunHooks {
   signal?: AbortSignal;
 }
 
-/** How many recent improving edits are shown to the mutator as "recent strategies". */
-const RECENT_STRATEGIES = 8;
-
 /**
  * One offline evolution run over one snapshot. Each iteration works on one
  * island: a batch of candidates is proposed from the archive as it stood at
  * the start of the iteration (each slot with its own seeded Rng), mutated,
  * de-duplicated, evaluated in parallel, and then written in slot order with
- * the checkpoint in one transaction. The outcome is therefore the same
- * whatever order the workers finish in, and a killed run resumes from its
- * last committed iteration.
+ * the checkpoint in one transaction (see Evolver). The outcome is therefore
+ * the same whatever order the workers finish in, and a killed run resumes
+ * from its last committed iteration.
  */
 export class EvolutionRun {
-  private readonly features = new FeatureSpace();
-  private readonly recentStrategies: string[] = [];
-  private evaluated = 0;
-  private failed = 0;
+  private readonly evolver: Evolver;
 
   private constructor(
     readonly runId: number,
     private readonly config: EvolveConfig,
     private readonly store: LineageStore,
     private readonly pool: EvaluatorPool,
-    private readonly mutator: Mutator,
-    private islands: IslandSet,
+    mutator: Mutator,
+    islands: IslandSet,
     private nextIteration: number,
     /** The seed policies, read once at open (a resumed run is past iteration 0). */
     private readonly seeds: readonly SeedPolicy[],
-  ) {}
+  ) {
+    this.evolver = new Evolver(store, pool, mutator, islands, config, { runId });
+  }
 
   /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
   static async open(config: EvolveConfig, dbPath: string, resume: boolean): Promise<EvolutionRun> {
@@ -113,21 +106,28 @@ export class EvolutionRun {
     const deadline = this.config.maxMinutes !== undefined ? started + this.config.maxMinutes * 60_000 : Infinity;
     let interrupted = false;
     try {
-      if (this.nextIteration === 0) await this.seedIteration();
+      if (this.nextIteration === 0) {
+        await this.evolver.seed(0, [
+          ...this.seeds.map((s): Starter => ({ name: s.name, code: s.code, mutator: 'seed', editSummary: `seed ${s.name}` })),
+          ...this.warmStartPolicies(),
+        ]);
+        this.nextIteration = 1;
+      }
       while (this.nextIteration <= this.config.iterations) {
         if (hooks.signal?.aborted) {
           interrupted = true;
           break;
         }
         if (performance.now() > deadline) break;
-        await this.iteration(this.nextIteration);
+        await this.evolver.iterate(this.nextIteration);
+        this.nextIteration++;
         hooks.onIteration?.({
           iteration: this.nextIteration - 1,
           iterations: this.config.iterations,
-          bestFitness: this.islands.bestOverall()?.fitness ?? null,
-          evaluated: this.evaluated,
-          failed: this.failed,
-          evalsPerSecond: this.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
+          bestFitness: this.evolver.islands.bestOverall()?.fitness ?? null,
+          evaluated: this.evolver.evaluated,
+          failed: this.evolver.failed,
+          evalsPerSecond: this.evolver.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
         });
       }
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
@@ -141,29 +141,7 @@ export class EvolutionRun {
     this.store.close();
   }
 
-  // ---- iteration 0: the seeds (or a warm start) ---------------------------------
-
-  private async seedIteration(): Promise<void> {
-    const starters = [
-      ...this.seeds.map((s) => ({ name: s.name, code: s.code, mutator: 'seed', summary: `seed ${s.name}` })),
-      ...this.warmStartPolicies(),
-    ];
-    const proposals: Proposal[] = starters.map((s) => ({
-      island: 0,
-      mutator: s.mutator,
-      model: null,
-      editSummary: s.summary,
-      code: s.code,
-      codeHash: codeHash(s.code),
-      parents: [],
-      inspirations: [],
-      promptTokens: null,
-      completionTokens: null,
-    }));
-    await this.evaluateAndCommit(0, proposals.map((p) => ({ proposal: p })), [], true);
-  }
-
-  private warmStartPolicies(): { name: string; code: string; mutator: string; summary: string }[] {
+  private warmStartPolicies(): Starter[] {
     if (!this.config.warmStart) return [];
     const other = openLineageStore(this.config.warmStart, { readonly: true });
     try {
@@ -173,124 +151,10 @@ export class EvolutionRun {
         name: `warm-${c.id}`,
         code: other.getCandidate(c.id)!.code,
         mutator: 'warm-start',
-        summary: `warm start from ${this.config.warmStart} candidate ${c.id} (T_total ${c.fitness?.toFixed(2)} s there)`,
+        editSummary: `warm start from ${this.config.warmStart} candidate ${c.id} (T_total ${c.fitness?.toFixed(2)} s there)`,
       }));
     } finally {
       other.close();
     }
-  }
-
-  // ---- iterations 1..N -------------------------------------------------------------
-
-  private async iteration(it: number): Promise<void> {
-    // Migrate first, on the archive as committed: every migrant already has its id.
-    const migrations = ringMigrate(this.islands, it, { everyIterations: this.config.migrationEvery });
-    const island = islandForIteration(it, this.islands.count);
-    const slots = this.config.batch ?? this.pool.threads;
-    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(it, s, island)));
-    const migrationRecords: NewMigration[] = migrations.map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
-    await this.evaluateAndCommit(it, drafts, migrationRecords, false);
-  }
-
-  private async propose(it: number, slot: number, island: number): Promise<{ proposal: Proposal } | { failure: NewCandidate<CandidateRef> }> {
-    const rng = Rng.derive(this.config.seed, `iteration/${it}/slot/${slot}`);
-    const choice = selectParent(this.islands, island, rng, { exploitRatio: this.config.exploitRatio, exploreRatio: this.config.exploreRatio });
-    if (!choice) throw new InputError('every seed failed: the population is empty, nothing to mutate', { field: '--seeds' });
-    const inspirations = selectInspirations(this.islands, island, choice.parent, rng, { count: this.config.inspirations });
-    const parentId = Number(choice.parent.id);
-    const parent = this.store.getCandidate(parentId)!;
-    const best = this.islands.bestOverall();
-    const bestRow = best ? this.store.getCandidate(Number(best.id)) : undefined;
-    const head = { island, parents: [parentId], inspirations: inspirations.map((e) => Number(e.id)) };
-    try {
-      const out = await this.mutator.mutate({
-        parent: { id: parent.id, code: parent.code, breakdown: parent.breakdown, metrics: parent.metrics, fitness: parent.fitness },
-        children: this.store
-          .children(parentId)
-          .filter((c) => c.role === 'parent')
-          .slice(-5)
-          .map((c) => ({ id: c.candidate.id, editSummary: c.candidate.editSummary ?? '', fitness: c.candidate.fitness, breakdown: c.candidate.breakdown, failure: c.candidate.failureKind ?? undefined })),
-        inspirations: inspirations.map((e) => {
-          const row = this.store.getCandidate(Number(e.id))!;
-          return { id: row.id, code: row.code, fitness: row.fitness, breakdown: row.breakdown };
-        }),
-        best: bestRow ? { id: bestRow.id, code: bestRow.code, fitness: bestRow.fitness, breakdown: bestRow.breakdown } : null,
-        recentStrategies: [...this.recentStrategies],
-        rng,
-      });
-      return {
-        proposal: {
-          ...head,
-          mutator: out.mutator ?? this.mutator.name,
-          model: out.model,
-          editSummary: out.editSummary,
-          code: out.code,
-          codeHash: codeHash(out.code),
-          promptTokens: out.promptTokens,
-          completionTokens: out.completionTokens,
-        },
-      };
-    } catch (error) {
-      if (!(error instanceof MutationFailed)) throw error;
-      const cost = error.cost;
-      return {
-        failure: mutationFailureRecord(
-          { ...head, mutator: this.mutator.name, model: cost?.model ?? null, promptTokens: cost?.promptTokens ?? null, completionTokens: cost?.completionTokens ?? null },
-          error.reason,
-          error.message,
-        ),
-      };
-    }
-  }
-
-  /** Evaluate the unique proposals in parallel, then write the whole iteration in slot order. */
-  private async evaluateAndCommit(
-    it: number,
-    drafts: ({ proposal: Proposal } | { failure: NewCandidate<CandidateRef> })[],
-    migrations: NewMigration[],
-    seeding: boolean,
-  ): Promise<void> {
-    const pending: (Promise<EvalOutcome> | null)[] = drafts.map((d) => {
-      if (!('proposal' in d)) return null;
-      const p = d.proposal;
-      if (!this.islands.markSeen(p.codeHash)) return null; // duplicate: not evaluated twice
-      return this.pool.evaluate({ candidateId: -1, name: p.editSummary.slice(0, 60) || 'candidate', code: p.code });
-    });
-    const outcomes = await Promise.all(pending.map((x) => x ?? Promise.resolve(null)));
-    const records: NewCandidate<CandidateRef>[] = drafts.map((d, i) => {
-      if (!('proposal' in d)) return d.failure;
-      const outcome = outcomes[i];
-      if (!outcome) return duplicateRecord(d.proposal);
-      const cell = outcome.ok ? this.features.cellOf(outcome.evaluation.features as unknown as Record<string, number>) : null;
-      return evaluatedRecord(d.proposal, outcome, cell);
-    });
-    for (const r of records) {
-      if (r.status === 'evaluated') this.evaluated++;
-      else if (r.status === 'failed' && r.fitness !== undefined && r.fitness !== null) (this.evaluated++, this.failed++);
-      else if (r.status === 'failed') this.failed++;
-    }
-    this.store.commitIteration(
-      this.runId,
-      it,
-      records,
-      (ids) => {
-        records.forEach((r, i) => {
-          if (r.status !== 'evaluated') return;
-          const candidate: ArchiveCandidate = { id: String(ids[i]), codeHash: r.codeHash!, fitness: r.fitness!, features: r.features as Record<string, number> };
-          if (seeding) {
-            for (let k = 0; k < this.islands.count; k++) this.islands.add(k, candidate);
-          } else {
-            const outcome = this.islands.add(r.island, candidate);
-            if (outcome !== 'rejected' && r.editSummary) {
-              this.recentStrategies.push(r.editSummary);
-              if (this.recentStrategies.length > RECENT_STRATEGIES) this.recentStrategies.shift();
-            }
-          }
-        });
-        return { islands: this.islands.toJSON() as unknown as Record<string, unknown> };
-      },
-      migrations,
-    );
-    this.nextIteration = it + 1;
   }
 }

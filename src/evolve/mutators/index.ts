@@ -6,6 +6,7 @@
 export type { Mutator, MutationInput, MutationOutput, ScoredPolicy } from './types.js';
 export { MutationFailed, type MutationFailureReason, type MutationCost } from './errors.js';
 export { createStructuralMutator, type StructuralOptions } from './structural/index.js';
+export { createThreadedStructuralMutator, type ClosableMutator } from './structural/threaded.js';
 export { createLlmMutator, type LlmOptions } from './llm/index.js';
 export { createMixedMutator } from './mixed.js';
 export { parseMutatorSpec, type MutatorName } from './spec.js';

@@ -26,5 +26,8 @@ export function createMixedMutator(parts: { mutator: Mutator; weight: number }[]
       const output = await chosen.mutate(input, signal);
       return { ...output, mutator: output.mutator ?? chosen.name };
     },
+    async close() {
+      await Promise.all(parts.map((p) => p.mutator.close?.()));
+    },
   };
 }

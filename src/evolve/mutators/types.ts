@@ -38,4 +38,6 @@ export interface Mutator {
   readonly name: string;
   /** Rejects with MutationFailed; anything else is a bug. */
   mutate(input: MutationInput, signal?: AbortSignal): Promise<MutationOutput>;
+  /** Release what it holds (a worker thread); absent when it holds nothing. */
+  close?(): Promise<void>;
 }

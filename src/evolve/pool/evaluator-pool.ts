@@ -1,10 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 import { Piscina } from 'piscina';
-import { packageRoot } from '../../common/package-root.js';
-import type { EvalOutcome, EvalTask, WorkerSetup, WorkerTask } from './task.js';
+import { compiledWorker } from '../worker-file.js';
+import { packSnapshot, type PackedSnapshot } from './packed-snapshot.js';
+import type { EvalOutcome, EvalTask, WorkerData, WorkerSetup, WorkerTask } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Worker threads (default: the machine's cores). */
@@ -12,6 +10,8 @@ export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Backstop: a task still running this long after the wall limit has its worker terminated. */
   backstopMs?: number;
 }
+
+type PackedPoolOptions = Omit<EvaluatorPoolOptions, 'snapshot'> & { packed: PackedSnapshot };
 
 /**
  * Evaluates candidates in a piscina pool, one sandbox per candidate. Workers
@@ -22,21 +22,30 @@ export class EvaluatorPool {
   private readonly backstopMs: number;
   readonly threads: number;
 
-  constructor(options: EvaluatorPoolOptions) {
+  constructor(options: EvaluatorPoolOptions | PackedPoolOptions) {
     this.threads = options.threads ?? availableParallelism();
     this.backstopMs = options.wallLimitMs + (options.backstopMs ?? 5_000);
     const { threads: _t, backstopMs: _b, ...setup } = options;
     this.pool = new Piscina({
-      filename: workerFile(),
+      filename: compiledWorker(import.meta.url, 'worker.js'),
       minThreads: this.threads,
       maxThreads: this.threads,
       // isolated-vm on Node 20 needs the process started with --no-node-snapshot (a
       // process-wide flag that workers cannot be given; they share it).
-      workerData: setup satisfies WorkerSetup,
+      workerData: setup satisfies WorkerData,
       // A simulation allocates many short-lived objects; a larger young
       // generation than the worker default keeps scavenges rare.
       resourceLimits: { maxYoungGenerationSizeMb: 64 },
     });
+  }
+
+  /**
+   * A pool whose snapshot is packed first (see packSnapshot): the caller's
+   * thread never blocks on serialising a large window, whatever the threads.
+   */
+  static async open(options: EvaluatorPoolOptions): Promise<EvaluatorPool> {
+    const { snapshot, ...rest } = options;
+    return new EvaluatorPool({ ...rest, packed: await packSnapshot(snapshot) });
   }
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
@@ -62,13 +71,3 @@ export class EvaluatorPool {
   }
 }
 
-/**
- * The compiled worker. Under vitest the sources are TypeScript, so the worker
- * always runs from dist/ (npm test builds first).
- */
-function workerFile(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const compiled = join(here, 'worker.js');
-  if (existsSync(compiled)) return compiled;
-  return join(packageRoot(), 'dist', 'src', 'evolve', 'pool', 'worker.js');
-}

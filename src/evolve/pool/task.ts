@@ -1,5 +1,6 @@
 import type { Evaluation, SchedCost, Snapshot } from '../../evaluate/index.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
+import type { PackedSnapshot } from './packed-snapshot.js';
 
 /** Given once to every worker (structured-cloned at pool start). */
 export interface WorkerSetup {
@@ -8,6 +9,9 @@ export interface WorkerSetup {
   sandbox: SandboxOptions;
   wallLimitMs: number;
 }
+
+/** What a worker receives: the snapshot itself, or packed (EvaluatorPool.open). */
+export type WorkerData = Omit<WorkerSetup, 'snapshot'> & ({ snapshot: Snapshot; packed?: undefined } | { snapshot?: undefined; packed: PackedSnapshot });
 
 export interface EvalTask {
   kind?: 'evaluate';

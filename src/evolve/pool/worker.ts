@@ -2,14 +2,16 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
-import type { EvalOutcome, EvalTask, WorkerSetup, WorkerTask } from './task.js';
+import { unpackSnapshot } from './packed-snapshot.js';
+import type { EvalOutcome, EvalTask, WorkerData, WorkerSetup, WorkerTask } from './task.js';
 
 /**
  * The piscina worker: evaluates one candidate in its own sandbox. A candidate
  * that runs past the wall limit is abandoned here (its isolate disposed by the
  * evaluator); the pool's backstop terminates a worker that does not return.
  */
-const setup = workerData as WorkerSetup;
+const data = workerData as WorkerData;
+const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(data.packed) : data.snapshot! };
 
 /**
  * isolated-vm handles that are finalised while a worker thread is being

@@ -1,0 +1,235 @@
+import { Rng } from '../../common/rng.js';
+import { InputError } from '../../common/errors.js';
+import { codeHash, type CandidateRef, type LineageStore, type NewCandidate, type NewMigration } from '../../store/index.js';
+import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet } from '../archive/index.js';
+import { ringMigrate } from '../migration/index.js';
+import { MutationFailed, type MutationFailureReason, type Mutator } from '../mutators/index.js';
+import type { EvalOutcome, EvaluatorPool } from '../pool/index.js';
+import { islandForIteration, selectInspirations, selectParent } from '../selection/index.js';
+import { duplicateRecord, evaluatedRecord, mutationFailureRecord, type Proposal } from './records.js';
+
+/** How the population is worked: the selection and migration knobs of EvolveConfig. */
+export interface EvolverSettings {
+  seed: number;
+  /** Candidates per iteration; default the pool's threads. */
+  batch?: number;
+  exploitRatio: number;
+  exploreRatio: number;
+  inspirations: number;
+  migrationEvery: number;
+}
+
+/** A policy that enters the population without a mutation: a seed, a warm-start elite, the deployed policy. */
+export interface Starter {
+  name: string;
+  code: string;
+  /** What the lineage records as its origin: 'seed', 'warm-start', 'deployed'. */
+  mutator: string;
+  editSummary: string;
+  /** Earlier candidates it is a copy of (a warm start re-scoring an elite on a new snapshot). */
+  parents?: readonly number[];
+}
+
+/** What one committed iteration wrote. */
+export interface CommittedIteration {
+  iteration: number;
+  ids: number[];
+  records: NewCandidate<CandidateRef>[];
+}
+
+/** Mutations attempted so far, by outcome: tells "the endpoint is down" from "the edits were bad". */
+export interface MutationTally {
+  ok: number;
+  failed: Partial<Record<MutationFailureReason, number>>;
+  /** The first message of each failure reason. */
+  messages: Partial<Record<MutationFailureReason, string>>;
+}
+
+/** How many recent improving edits are shown to the mutator as "recent strategies". */
+const RECENT_STRATEGIES = 8;
+
+/**
+ * The iteration machinery shared by an offline run (EvolutionRun) and a
+ * cycle of the continuous mode (EvolutionCycle): propose a batch from the
+ * archive as it stood at the start of the iteration (each slot with its own
+ * seeded Rng), mutate, de-duplicate, evaluate in parallel in the pool, then
+ * write the iteration in slot order with the checkpoint in one transaction.
+ *
+ * With a signal, an iteration aborted before its commit writes nothing (as if
+ * the process had died there): mutations in flight are cancelled, evaluations
+ * in flight are awaited (they are bounded by the pool's wall limit) and dropped.
+ */
+export class Evolver {
+  private readonly features = new FeatureSpace();
+  private readonly recentStrategies: string[] = [];
+  evaluated = 0;
+  failed = 0;
+  readonly mutations: MutationTally = { ok: 0, failed: {}, messages: {} };
+
+  constructor(
+    private readonly store: LineageStore,
+    private readonly pool: EvaluatorPool,
+    private readonly mutator: Mutator,
+    readonly islands: IslandSet,
+    private readonly settings: EvolverSettings,
+    private readonly where: {
+      runId: number;
+      /** The continuous-mode cycle every candidate row belongs to; null offline. */
+      cycleId?: number | null;
+      /** More keys for the checkpoint written with each iteration (besides `islands`). */
+      extraState?: () => Record<string, unknown>;
+    },
+  ) {}
+
+  /**
+   * Evaluate starters as one iteration; every one that evaluates cleanly is
+   * offered to every island. A starter with the same code as an earlier one
+   * is recorded as a duplicate, not evaluated. Undefined if aborted.
+   */
+  async seed(iteration: number, starters: readonly Starter[], signal?: AbortSignal): Promise<CommittedIteration | undefined> {
+    const drafts = starters.map((s) => ({
+      proposal: {
+        island: 0,
+        mutator: s.mutator,
+        model: null,
+        editSummary: s.editSummary,
+        code: s.code,
+        codeHash: codeHash(s.code),
+        parents: [...(s.parents ?? [])],
+        inspirations: [],
+        promptTokens: null,
+        completionTokens: null,
+      } satisfies Proposal,
+    }));
+    return this.evaluateAndCommit(iteration, drafts, [], true, signal);
+  }
+
+  /** One iteration on the island whose turn it is; undefined if aborted before its commit. */
+  async iterate(it: number, signal?: AbortSignal): Promise<CommittedIteration | undefined> {
+    // Migrate first, on the archive as committed: every migrant already has its id.
+    const migrations = ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery });
+    const island = islandForIteration(it, this.islands.count);
+    const slots = this.settings.batch ?? this.pool.threads;
+    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(it, s, island, signal)));
+    if (signal?.aborted) return undefined;
+    const migrationRecords: NewMigration[] = migrations.map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
+    return this.evaluateAndCommit(it, drafts, migrationRecords, false, signal);
+  }
+
+  private async propose(
+    it: number,
+    slot: number,
+    island: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ proposal: Proposal } | { failure: NewCandidate<CandidateRef> }> {
+    const rng = Rng.derive(this.settings.seed, `iteration/${it}/slot/${slot}`);
+    const choice = selectParent(this.islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
+    if (!choice) throw new InputError('every seed failed: the population is empty, nothing to mutate', { field: '--seeds' });
+    const inspirations = selectInspirations(this.islands, island, choice.parent, rng, { count: this.settings.inspirations });
+    const parentId = Number(choice.parent.id);
+    const parent = this.store.getCandidate(parentId)!;
+    const best = this.islands.bestOverall();
+    const bestRow = best ? this.store.getCandidate(Number(best.id)) : undefined;
+    const head = { island, parents: [parentId], inspirations: inspirations.map((e) => Number(e.id)) };
+    try {
+      const out = await this.mutator.mutate(
+        {
+          parent: { id: parent.id, code: parent.code, breakdown: parent.breakdown, metrics: parent.metrics, fitness: parent.fitness },
+          children: this.store
+            .children(parentId)
+            .filter((c) => c.role === 'parent')
+            .slice(-5)
+            .map((c) => ({ id: c.candidate.id, editSummary: c.candidate.editSummary ?? '', fitness: c.candidate.fitness, breakdown: c.candidate.breakdown, failure: c.candidate.failureKind ?? undefined })),
+          inspirations: inspirations.map((e) => {
+            const row = this.store.getCandidate(Number(e.id))!;
+            return { id: row.id, code: row.code, fitness: row.fitness, breakdown: row.breakdown };
+          }),
+          best: bestRow ? { id: bestRow.id, code: bestRow.code, fitness: bestRow.fitness, breakdown: bestRow.breakdown } : null,
+          recentStrategies: [...this.recentStrategies],
+          rng,
+        },
+        signal,
+      );
+      this.mutations.ok++;
+      return {
+        proposal: {
+          ...head,
+          mutator: out.mutator ?? this.mutator.name,
+          model: out.model,
+          editSummary: out.editSummary,
+          code: out.code,
+          codeHash: codeHash(out.code),
+          promptTokens: out.promptTokens,
+          completionTokens: out.completionTokens,
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof MutationFailed)) throw error;
+      this.mutations.failed[error.reason] = (this.mutations.failed[error.reason] ?? 0) + 1;
+      this.mutations.messages[error.reason] ??= error.message;
+      const cost = error.cost;
+      return {
+        failure: mutationFailureRecord(
+          // The part of a mix that failed, when it says (the lineage tells which mutator failed and why).
+          { ...head, mutator: error.mutator ?? this.mutator.name, model: cost?.model ?? null, promptTokens: cost?.promptTokens ?? null, completionTokens: cost?.completionTokens ?? null },
+          error.reason,
+          error.message,
+        ),
+      };
+    }
+  }
+
+  /** Evaluate the unique proposals in parallel, then write the whole iteration in slot order. */
+  private async evaluateAndCommit(
+    it: number,
+    drafts: ({ proposal: Proposal } | { failure: NewCandidate<CandidateRef> })[],
+    migrations: NewMigration[],
+    seeding: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<CommittedIteration | undefined> {
+    const pending: (Promise<EvalOutcome> | null)[] = drafts.map((d) => {
+      if (!('proposal' in d)) return null;
+      const p = d.proposal;
+      if (!this.islands.markSeen(p.codeHash)) return null; // duplicate: not evaluated twice
+      return this.pool.evaluate({ candidateId: -1, name: p.editSummary.slice(0, 60) || 'candidate', code: p.code });
+    });
+    const outcomes = await Promise.all(pending.map((x) => x ?? Promise.resolve(null)));
+    if (signal?.aborted) return undefined;
+    const cycle = this.where.cycleId ?? null;
+    const records: NewCandidate<CandidateRef>[] = drafts.map((d, i) => {
+      if (!('proposal' in d)) return { ...d.failure, cycle };
+      const outcome = outcomes[i];
+      if (!outcome) return { ...duplicateRecord(d.proposal), cycle };
+      const cell = outcome.ok ? this.features.cellOf(outcome.evaluation.features as unknown as Record<string, number>) : null;
+      return { ...evaluatedRecord(d.proposal, outcome, cell), cycle };
+    });
+    for (const r of records) {
+      if (r.status === 'evaluated') this.evaluated++;
+      else if (r.status === 'failed' && r.fitness !== undefined && r.fitness !== null) (this.evaluated++, this.failed++);
+      else if (r.status === 'failed') this.failed++;
+    }
+    const ids = this.store.commitIteration(
+      this.where.runId,
+      it,
+      records,
+      (ids) => {
+        records.forEach((r, i) => {
+          if (r.status !== 'evaluated') return;
+          const candidate: ArchiveCandidate = { id: String(ids[i]), codeHash: r.codeHash!, fitness: r.fitness!, features: r.features as Record<string, number> };
+          if (seeding) {
+            for (let k = 0; k < this.islands.count; k++) this.islands.add(k, candidate);
+          } else {
+            const outcome = this.islands.add(r.island, candidate);
+            if (outcome !== 'rejected' && r.editSummary) {
+              this.recentStrategies.push(r.editSummary);
+              if (this.recentStrategies.length > RECENT_STRATEGIES) this.recentStrategies.shift();
+            }
+          }
+        });
+        return { islands: this.islands.toJSON() as unknown as Record<string, unknown>, ...this.where.extraState?.() };
+      },
+      migrations,
+    );
+    return { iteration: it, ids, records };
+  }
+}
