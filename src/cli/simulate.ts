@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runScenario, parseScenario, type SimResult, type Scenario } from '../sim/index.js';
 import { addClusterOptions, resolveCluster, type ClusterFlags } from './cluster-options.js';
+import type { LearningResult } from '../sim/learning/index.js';
 import type { CliIO } from './io.js';
 import { floatOption } from './options.js';
 import { progressBar } from './progress.js';
@@ -21,7 +22,7 @@ export function registerSimulateCommand(program: Command, io: CliIO): void {
     .option('--arrival-rate <per-s>', 'open loop: new agents per second instead of a closed loop', floatOption('--arrival-rate', 1e-9))
     .option('--time-scale <x>', 'trace replays: multiply recorded times (0.5 = twice as fast)', floatOption('--time-scale', 1e-9), 1)
     .option('--slices', 'also print the per-minute slices (table output)', false)
-    .option('--json', 'print one JSON object {config, metrics, slices, simSeconds, wallSeconds}', false)
+    .option('--json', 'print one JSON object {config, metrics, slices, learning, simSeconds, wallSeconds}', false)
     .action((flags: SimulateFlags) => {
       const cluster = resolveCluster(flags);
       const scenario = parseScenario({
@@ -45,7 +46,7 @@ export function registerSimulateCommand(program: Command, io: CliIO): void {
       bar.finish();
       const wallSeconds = (Date.now() - started) / 1000;
       if (flags.json) {
-        io.out(JSON.stringify({ config: scenario, metrics: result.metrics, slices: result.slices, simSeconds: result.simSeconds, wallSeconds }) + '\n');
+        io.out(JSON.stringify({ config: scenario, metrics: result.metrics, slices: result.slices, learning: result.learning, simSeconds: result.simSeconds, wallSeconds }) + '\n');
       } else {
         io.out(formatResult(scenario, result, wallSeconds, flags.slices));
       }
@@ -58,7 +59,8 @@ function formatResult(scenario: Scenario, r: SimResult, wallSeconds: number, wit
   const head =
     `workload ${scenario.workload}${scenario.agents ? ` (${scenario.agents} agents)` : ''}, ${scenario.nodes} nodes, split ${scenario.split} -> ${r.finalSplit}, seed ${scenario.seed}\n` +
     `mechanics: transition=${mech.transition} pool=${mech.pool} fetch=${mech.fetch} eviction=${mech.eviction} prefill=${mech.prefillRouting} decode=${mech.decodeRouting}\n` +
-    `scored minutes ${scenario.warmupMinutes} to ${scenario.warmupMinutes + scenario.minutes}; ${r.events} events in ${wallSeconds.toFixed(2)} s wall (${(r.simSeconds / Math.max(wallSeconds, 1e-9)).toFixed(0)}x real time)\n\n`;
+    `scored minutes ${scenario.warmupMinutes} to ${scenario.warmupMinutes + scenario.minutes}; ${r.events} events in ${wallSeconds.toFixed(2)} s wall (${(r.simSeconds / Math.max(wallSeconds, 1e-9)).toFixed(0)}x real time)\n` +
+    `${formatModelLine(r.learning)}\n\n`;
   const rows: (string | number)[][] = [
     ['throughput (req/s)', m.throughput.toFixed(3)],
     ['TTFT mean / P50 / P95 (s)', `${m.ttft.mean.toFixed(2)} / ${m.ttft.p50.toFixed(2)} / ${m.ttft.p95.toFixed(2)}`],
@@ -83,4 +85,21 @@ function formatResult(scenario: Scenario, r: SimResult, wallSeconds: number, wit
       );
   }
   return text;
+}
+
+/** One line on the engine's iteration-time model: when the online fit converged and its error against the noise-free truth. */
+export function formatModelLine(l: LearningResult): string {
+  if (l.mode === 'given') return 'model: given (no online learning)';
+  const pct = (v: number | null): string => (v === null ? 'n/a' : `${v.toFixed(1)}%`);
+  const kinds = Object.entries(l.byKind);
+  const late = l.convergenceSeconds !== null && l.convergedAtSeconds !== null && l.convergedAtSeconds - l.convergenceSeconds >= 1;
+  const converged =
+    l.convergedAtSeconds !== null
+      ? `converged at ${l.convergedAtSeconds.toFixed(0)} s${late ? `, ${l.convergenceSeconds!.toFixed(0)} s after the first iteration` : ''}`
+      : `not converged (${kinds.filter(([, k]) => k.convergedAtSeconds === null).map(([name]) => name).join(', ')})`;
+  const perKind = kinds.length > 1 ? `; ${kinds.map(([name, k]) => `${name} ${k.convergedAtSeconds === null ? 'not converged' : `${k.convergedAtSeconds.toFixed(0)} s, ${pct(k.mape.mean)}`}`).join(', ')}` : '';
+  return (
+    `model: online fit ${converged} (${l.samples.prefill} prefill + ${l.samples.decode} decode samples); ` +
+    `MAPE vs truth prefill single ${pct(l.mape.prefillSingle)}, batch ${pct(l.mape.prefillBatch)}, decode ${pct(l.mape.decode)}, mean ${pct(l.mape.mean)}${perKind}`
+  );
 }

@@ -1,8 +1,12 @@
+import type { DecodeShape } from './perf/coefficients.js';
+import type { EngineCoefficients } from './learning/prior.js';
+
 /**
  * What the simulator needs to know about one node's hardware running one
- * model: the iteration-time truth (with noise), the engine's own model of it
- * (what routing and policies see), KV capacities and data-movement times.
- * Built from the profiles in evaluator/profiles by `buildNodeHardware`.
+ * model: the iteration-time truth (with noise), what the engine knows before
+ * measuring anything (or, for tests, an engine model given outright), KV
+ * capacities and data-movement times. Built from the profiles in
+ * evaluator/profiles by `buildNodeHardware`.
  */
 export interface PrefillWork {
   uncachedTokens: number;
@@ -15,12 +19,39 @@ export interface IterationModelView {
   decodeTime(batchSize: number, meanContextTokens: number): number;
 }
 
+/**
+ * Public facts the engine starts from in online learning: phi(B)'s shape
+ * (k of E routed experts per token, t_fwd tokens fed) and a conservative prior
+ * built from the profiles' public values. Never the truth's coefficients.
+ */
+export interface EngineSetup {
+  readonly shape: DecodeShape;
+  readonly prior: EngineCoefficients;
+}
+
+/**
+ * The truth as the *scorer* of the learned model sees it: noise-free times
+ * and the coefficients. Only the learning report reads it; the engine, the
+ * router and the policies never do.
+ */
+export interface TruthReference {
+  readonly expected: IterationModelView;
+  readonly coefficients: EngineCoefficients;
+}
+
 export interface NodeHardware {
   readonly kind: string;
-  /** The truth, with noise: what an iteration really takes. */
+  /** The truth, with noise: what an iteration really takes. The simulator times iterations with it; nothing predicts with it. */
   readonly truth: IterationModelView;
-  /** The engine's model (noise-free; later the online-fitted one): what the router and policies see. */
-  readonly engine: IterationModelView;
+  /** Online learning (the default): what the engine knows before it measures. */
+  readonly engineSetup?: EngineSetup;
+  /** For scoring the learned model against the noise-free truth (result.learning). */
+  readonly truthReference?: TruthReference;
+  /**
+   * `learning: 'given'` only: the engine's model, used as is (tests that need
+   * exact timings). Online learning ignores it.
+   */
+  readonly engine?: IterationModelView;
   readonly l1Blocks: number;
   readonly l2Blocks: number;
   readonly maxPrefillBatchTokens: number;

@@ -1,4 +1,4 @@
-import type { NodeHardware } from './hardware.js';
+import type { IterationModelView, NodeHardware } from './hardware.js';
 import type { RequestState } from './request-state.js';
 import type { Role } from './split.js';
 import { DecodeBatch } from './perf/decode-batch.js';
@@ -15,6 +15,12 @@ export class SimNode {
   /** Bumped when the node fails, so that its pending events are ignored. */
   generation = 0;
   switchStartedAt = -1;
+  /**
+   * Serves both phases whatever its role: every node does during the online
+   * learning phase at the start of the warm-up, so that each node kind
+   * measures prefill and decode iterations.
+   */
+  bothPhases = false;
 
   // prefill side
   readonly prefillQueue: RequestState[] = [];
@@ -42,6 +48,8 @@ export class SimNode {
     readonly hw: NodeHardware,
     role: Role,
     iterTime: (batchSize: number, meanContextTokens: number) => number,
+    /** The engine's iteration-time model (the learned one of the node's kind, or a given one): what routing predicts with. */
+    readonly engine: IterationModelView,
   ) {
     this.role = role;
     this.targetRole = role;
@@ -51,12 +59,19 @@ export class SimNode {
   get up(): boolean {
     return this.status === 'active' || this.status === 'switching';
   }
+  /** Runs prefill iterations (its role, or both phases while learning). */
+  get servesPrefill(): boolean {
+    return this.role === 'P' || this.bothPhases;
+  }
+  get servesDecode(): boolean {
+    return this.role === 'D' || this.bothPhases;
+  }
   /** Can receive new prefill requests. */
   get acceptsPrefill(): boolean {
-    return this.status === 'active' && this.role === 'P';
+    return this.status === 'active' && this.servesPrefill;
   }
   get acceptsDecode(): boolean {
-    return this.status === 'active' && this.role === 'D';
+    return this.status === 'active' && this.servesDecode;
   }
   /** Outstanding prefill requests: what the load-based routers count. */
   get prefillLoad(): number {

@@ -2,19 +2,21 @@ import { Rng } from '../common/rng.js';
 import { SimulationInvariantError } from '../common/errors.js';
 import type { SimRequest, WorkloadEvent, WorkloadSource } from '../workload/types.js';
 import { EventQueue } from './event-queue.js';
-import type { NodeHardware } from './hardware.js';
+import type { IterationModelView, NodeHardware } from './hardware.js';
 import { KvDirectory } from './kv/index.js';
 import type { Mechanics } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
 import type { PolicyCtx, PolicyHook } from './policy-hook.js';
 import { BLOCK_TOKENS, RequestState } from './request-state.js';
-import { chooseDecode, type DecodeRouterState } from './routing/decode.js';
+import { chooseDecode, packDecode, type DecodeRouterState } from './routing/decode.js';
 import { choosePrefill, type PrefillRouterState } from './routing/prefill.js';
 import { placementOn } from './routing/prefix.js';
+import { prefillIterations } from './prefill-chunks.js';
 import { formatSplit, type Role } from './split.js';
 import { buildPolicyCtx } from './cluster-view.js';
 import type { MembershipChange } from './membership.js';
+import { ClusterLearning, givenLearningResult, type LearningResult, type OnlineLearningOptions } from './learning/index.js';
 
 export interface SimOptions {
   /** One entry per node. */
@@ -38,7 +40,18 @@ export interface SimOptions {
    * which then only caps the run. Snapshot replays use this.
    */
   stopWhenDrained?: boolean;
-  /** ctx.model: the engine's coefficients per node kind, as policies see them. */
+  /**
+   * How the engine gets its iteration-time model (design: src/sim/learning/README.md).
+   * 'online' (default): it learns it from its own iterations, starting from
+   * each node's `hw.engineSetup` prior, serving both phases on every node
+   * until the fit converges (within the warm-up); routing and ctx.model use
+   * the learned model. 'given': each node's `hw.engine` is used as is and
+   * nothing is learned (unit tests that need exact timings).
+   */
+  learning?: 'online' | 'given';
+  /** Online learning: fitting windows and convergence rule; `collocate: false` keeps the configured roles while learning. */
+  learningOptions?: OnlineLearningOptions & { collocate?: boolean };
+  /** ctx.model with `learning: 'given'`: the engine's coefficients per node kind. Online learning builds ctx.model from what it learned. */
   policyModel?: PolicyCtx['model'];
   onProgress?: (simSeconds: number) => void;
 }
@@ -68,6 +81,8 @@ export interface SimResult {
   simSeconds: number;
   events: number;
   kv: ReturnType<KvDirectory['stats']>;
+  /** How the engine's iteration-time model was learned, and its error against the noise-free truth. */
+  learning: LearningResult;
 }
 
 type SimEvent =
@@ -79,7 +94,8 @@ type SimEvent =
   | { type: 'restart-done'; at: number; rank: 5; seq: number; node: number; generation: number }
   | { type: 'workload'; at: number; rank: 6; seq: number; event: WorkloadEvent }
   | { type: 'plan'; at: number; rank: 7; seq: number; roles: Role[] }
-  | { type: 'monitor'; at: number; rank: 8; seq: number };
+  | { type: 'learn'; at: number; rank: 8; seq: number; deadline: boolean }
+  | { type: 'monitor'; at: number; rank: 9; seq: number };
 
 /**
  * The discrete-event cluster simulator (design section 3). Every handler is a
@@ -108,6 +124,11 @@ export class Simulator {
   private events = 0;
   private prefillNodeSeconds = 0;
   private prefillComputeSeconds = 0;
+  /** Online learning of the engine's iteration-time model (null with learning 'given'). */
+  private readonly learning: ClusterLearning | null = null;
+  /** Every node serves both phases (the learning phase at the start of the warm-up). */
+  private collocating = false;
+  private collocatedUntil: number | null = null;
   private readonly policyStats: PolicyStats = { calls: 0, reschedules: 0, plansApplied: 0, failures: [], cpuSeconds: 0, scoredCpuSeconds: 0, delaySeconds: 0, nodesSwitched: 0, plans: [] };
 
   constructor(private readonly opts: SimOptions) {
@@ -117,9 +138,15 @@ export class Simulator {
     this.endSeconds = opts.warmupSeconds + opts.scoredSeconds;
     this.monitorStep = opts.monitorStepSeconds ?? 5;
     this.desiredRoles = [...opts.roles];
+    if ((opts.learning ?? 'online') === 'online') this.learning = new ClusterLearning(opts.hardware, opts.learningOptions);
     this.nodes = opts.hardware.map((hw, id) => {
       // Decode noise is drawn once per batch epoch: between two batch changes the iteration time is constant.
-      return new SimNode(id, hw, opts.roles[id]!, (b, ctx) => hw.truth.decodeTime(b, ctx));
+      const iterTime = (b: number, ctx: number): number => {
+        const seconds = hw.truth.decodeTime(b, ctx);
+        this.learning?.decode(hw, this.now, b, ctx, seconds);
+        return seconds;
+      };
+      return new SimNode(id, hw, opts.roles[id]!, iterTime, this.engineFor(hw, id));
     });
     this.kv = new KvDirectory({
       nodeCount: this.nodes.length,
@@ -142,6 +169,11 @@ export class Simulator {
   /** Simulated seconds reached so far. */
   get time(): number {
     return this.now;
+  }
+
+  /** True while every node serves both phases so that the engine can learn its iteration-time model. */
+  get learningPhase(): boolean {
+    return this.collocating;
   }
 
   /** True once the end time is reached (or, with stopWhenDrained, the work is done). */
@@ -211,6 +243,7 @@ export class Simulator {
       simSeconds: this.endSeconds,
       events: this.events,
       kv: this.kv.stats(),
+      learning: this.learning ? this.learning.result(this.collocatedUntil) : givenLearningResult(),
     };
   }
 
@@ -222,7 +255,8 @@ export class Simulator {
     this.metrics.split(0, this.currentSplit());
     for (const ev of opts.source.start()) this.scheduleWorkload(ev);
     for (const change of opts.membership ?? []) this.push({ type: 'membership', at: change.at, rank: 0, seq: 0, change });
-    this.push({ type: 'monitor', at: 0, rank: 8, seq: 0 });
+    if (this.learning) this.beginLearning(this.learning.learner.windowSeconds);
+    this.push({ type: 'monitor', at: 0, rank: 9, seq: 0 });
   }
 
   private push(ev: SimEvent): void {
@@ -251,6 +285,8 @@ export class Simulator {
         return ev.change.event === 'down' ? this.nodeDown(this.nodes[ev.change.node]!, ev.change) : this.nodeUp(this.nodes[ev.change.node]!, ev.change);
       case 'plan':
         return this.applyPlan(ev.roles);
+      case 'learn':
+        return this.onLearn(ev.deadline);
       case 'monitor':
         return this.onMonitor();
     }
@@ -321,7 +357,7 @@ export class Simulator {
 
   /** Start the next prefill iteration on an idle prefill node: queued requests whose fetch is done, FIFO, up to the token budget. */
   private tryStartPrefill(node: SimNode): void {
-    if (node.prefillRunning.length > 0 || node.role !== 'P' || node.status !== 'active') return;
+    if (node.prefillRunning.length > 0 || !node.servesPrefill || node.status !== 'active') return;
     const atStart = this.opts.mechanics.fetch === 'at-start';
     const batch: RequestState[] = [];
     let budget = node.hw.maxPrefillBatchTokens;
@@ -347,9 +383,14 @@ export class Simulator {
       if (atStart) fetchWait = Math.max(fetchWait, rs.fetchSeconds);
     }
     if (node.prefillQueue.length === 0) node.queuedPredictedSeconds = 0;
-    const compute = node.hw.truth.prefillTime(
-      batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) })),
-    );
+    const work = batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) }));
+    // A prompt longer than the iteration budget runs alone as chunked prefill, one iteration per chunk.
+    let compute = 0;
+    for (const iteration of prefillIterations(work, node.hw.maxPrefillBatchTokens)) {
+      const seconds = node.hw.truth.prefillTime(iteration);
+      compute += seconds;
+      this.learning?.prefill(node.hw, this.now, iteration, seconds);
+    }
     node.prefillRunning = batch;
     node.prefillBatchStartedAt = this.now;
     node.prefillBusyUntil = this.now + fetchWait + compute;
@@ -380,7 +421,8 @@ export class Simulator {
       this.pendingDecode.push(rs);
       return;
     }
-    const target = chooseDecode(this.opts.mechanics.decodeRouting, candidates, this.decodeRouter);
+    // While the engine learns, decodes of a kind are packed so that it sees the whole range of batch sizes.
+    const target = this.collocating ? packDecode(candidates, from.hw.kind) : chooseDecode(this.opts.mechanics.decodeRouting, candidates, this.decodeRouter);
     rs.phase = 'transfer';
     rs.decodeNode = target.id;
     target.inboundTransfers++;
@@ -461,7 +503,8 @@ export class Simulator {
 
   /** Start a switch on every serving node whose role differs from the desired one. */
   private reconcile(): void {
-    for (const node of this.nodes) {
+    // Role changes wait for the end of the learning phase (every node serves both phases until then).
+    for (const node of this.collocating ? [] : this.nodes) {
       if (node.status === 'active' && node.role !== this.desiredRoles[node.id]) this.startSwitch(node, this.desiredRoles[node.id]!);
     }
     this.metrics.split(this.now, this.currentSplit());
@@ -594,14 +637,14 @@ export class Simulator {
         pNodes++;
         pq += n.prefillQueue.length;
       }
-      if (n.role === 'D' && n.up) dq += n.decode.waiting + n.decode.size;
+      if (n.servesDecode && n.up) dq += n.decode.waiting + n.decode.size;
     }
     pq += this.pendingPrefill.length;
     dq += this.pendingDecode.length;
     this.metrics.queues(t, pq, dq);
     if (t >= this.opts.warmupSeconds && t < this.endSeconds) this.prefillNodeSeconds += pNodes * this.monitorStep;
     if (this.opts.policy) this.consultPolicy(this.opts.policy);
-    this.push({ type: 'monitor', at: t + this.monitorStep, rank: 8, seq: 0 });
+    this.push({ type: 'monitor', at: t + this.monitorStep, rank: 9, seq: 0 });
   }
 
   private consultPolicy(policy: PolicyHook): void {
@@ -650,11 +693,72 @@ export class Simulator {
       kv: this.kv,
       slices: this.metrics.recentSlices(this.now, this.opts.windowSlices ?? 10),
       sliceSeconds: this.opts.sliceSeconds ?? 60,
-      model: this.opts.policyModel ?? { byKind: {} },
+      model: this.learning ? this.learning.policyModel() : (this.opts.policyModel ?? { byKind: {} }),
       transitions: this.metrics.transitions.slice(-20),
       membership: this.membershipLog,
       lastRescheduleAt: this.lastRescheduleAt,
     });
+  }
+
+  // ---- the learning phase -------------------------------------------------------
+
+  private engineFor(hw: NodeHardware, id: number): IterationModelView {
+    if (this.learning) return this.learning.engineOf(hw);
+    if (!hw.engine) throw new SimulationInvariantError(`node ${id}: learning 'given' needs hw.engine`);
+    return hw.engine;
+  }
+
+  private beginLearning(windowSeconds: number): void {
+    const { opts } = this;
+    if ((opts.learningOptions?.collocate ?? true) && opts.warmupSeconds > 0) {
+      this.collocating = true;
+      for (const n of this.nodes) n.bothPhases = true;
+      // The learning phase ends at convergence, and at the latest with the warm-up.
+      this.push({ type: 'learn', at: opts.warmupSeconds, rank: 8, seq: 0, deadline: true });
+    }
+    this.push({ type: 'learn', at: windowSeconds, rank: 8, seq: 0, deadline: false });
+  }
+
+  /** A fitting window ended (refit, maybe converge), or the warm-up did (the learning phase ends whatever the fit). */
+  private onLearn(deadline: boolean): void {
+    const learner = this.learning!.learner;
+    if (!deadline && !learner.allConverged) {
+      learner.closeWindow(this.now);
+      if (!learner.allConverged) this.push({ type: 'learn', at: this.now + learner.windowSeconds, rank: 8, seq: 0, deadline: false });
+    }
+    if (this.collocating && (deadline || learner.allConverged)) this.endCollocation();
+  }
+
+  /**
+   * Back to the configured roles: each node stops taking work of the phase it
+   * does not serve; what it holds of that phase and has not started moves to
+   * nodes of that phase, what is running finishes in place (as in a
+   * symmetric role switch, but nothing else changes: the KV stays). Plans a
+   * policy made meanwhile take effect now.
+   */
+  private endCollocation(): void {
+    this.collocating = false;
+    this.collocatedUntil = this.now;
+    for (const node of this.nodes) node.bothPhases = false;
+    for (const node of this.nodes) {
+      if (!node.up) continue;
+      if (node.role === 'P') {
+        for (const id of node.decode.takeWaiting()) {
+          const rs = node.decodeRequests.get(id)!;
+          node.decodeRequests.delete(id);
+          this.routeDecode(rs, node);
+        }
+        this.armDecodeTimer(node);
+      } else {
+        const moved = node.prefillQueue.splice(0);
+        node.queuedPredictedSeconds = 0;
+        for (const rs of moved) {
+          node.activeBlocks -= rs.req.blocks.length;
+          this.routePrefill(rs);
+        }
+      }
+    }
+    this.afterCapacityChange();
   }
 
   // ---- invariants ----------------------------------------------------------

@@ -20,7 +20,11 @@ describe('autopoiesis simulate', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
-    expect(Object.keys(out).sort()).toEqual(['config', 'metrics', 'simSeconds', 'slices', 'wallSeconds']);
+    expect(Object.keys(out).sort()).toEqual(['config', 'learning', 'metrics', 'simSeconds', 'slices', 'wallSeconds']);
+    // The engine's learned iteration-time model: the fields the calibration reads.
+    expect(out.learning.mode).toBe('online');
+    expect(out.learning).toHaveProperty('convergedAtSeconds');
+    for (const key of ['prefillSingle', 'prefillBatch', 'decode', 'mean']) expect(out.learning.mape).toHaveProperty(key);
     for (const key of ['throughput', 'ttft', 'e2e', 'tpotMs', 'kvHitRate', 'lostKvReusePct', 'uncachedTokensPerRequest', 'prefillQueueWait', 'prefillMostLoadedOverAvg', 'transitions', 'requestsCompleted', 'requestsInFlight']) {
       expect(out.metrics).toHaveProperty(key);
     }
@@ -50,6 +54,7 @@ describe('autopoiesis simulate', () => {
     const r = await cli(['simulate', ...small, '--slices']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/throughput \(req\/s\)/);
+    expect(r.stdout).toMatch(/^model: online fit (converged at \d+ s|not converged)/m);
     expect(r.stdout).toMatch(/KV hit rate actual \/ ideal/);
     expect(r.stdout).toMatch(/minute\s+scored\s+split/);
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Simulator, MECHANICS_PRESETS, plainPolicy, type Mechanics, type Role } from '../../src/sim/index.js';
+import { prefillIterations } from '../../src/sim/prefill-chunks.js';
+import { packDecode } from '../../src/sim/routing/decode.js';
 import { fakeHardware, range, scriptedSource, type ScriptedRequest } from './helpers.js';
 
 const evolving: Mechanics = { ...MECHANICS_PRESETS['evolving-infra'], prefillRouting: 'even-load' };
@@ -24,6 +26,8 @@ function run(opts: {
     scoredSeconds: opts.horizon ?? 3600,
     policy: opts.policy ? plainPolicy(opts.policy) : undefined,
     membership: opts.membership,
+    // Exact timings: the hand-made engine model, nothing learned.
+    learning: 'given',
   });
   const result = sim.run();
   return { result, source, sim };
@@ -61,7 +65,9 @@ describe('asynchronous fetch', () => {
 });
 
 describe('role transitions', () => {
-  // Six 5 s prefills, routed alternately to node 0 and node 1.
+  // Six 5 s prefills, routed alternately to node 0 and node 1. 50,000 tokens are
+  // more than the 16,384-token iteration budget: each runs as 4 chunked-prefill
+  // iterations, 4 x 0.01 s fixed cost + 50,000 x 1e-4 s = 5.04 s.
   const big = (i: number): ScriptedRequest => ({ at: 0, input: 50_000, output: 1, blocks: range(i * 1000, 97) });
   const switchNode0ToDecode = {
     shouldReschedule: (ctx: { now: number; plan: { roles: Role[] } }) => ctx.now >= 1 && ctx.plan.roles[0] === 'P',
@@ -73,8 +79,8 @@ describe('role transitions', () => {
     expect(source.completed.size).toBe(6);
     const t = result.transitions[0]!;
     expect(t).toMatchObject({ node: 0, from: 'P', to: 'D', kind: 'symmetric' });
-    // The running request (5.01 s) finished in place; the switch ended then.
-    expect(t.end! - t.start).toBeCloseTo(5.01 - 5, 6);
+    // The running request (5.04 s) finished in place; the switch ended then.
+    expect(t.end! - t.start).toBeCloseTo(5.04 - 5, 6);
     // Node 0 served only the one it was running: 4 of the other 5 went through node 1 after the move.
     const ctx = sim.buildCtx();
     expect(ctx.nodes[0]!.role).toBe('D');
@@ -109,7 +115,7 @@ describe('role transitions', () => {
     });
     const t = result.transitions[0]!;
     expect(t.kind).toBe('restart');
-    expect(t.end! - t.start).toBeCloseTo(0.01 + 700, 6);
+    expect(t.end! - t.start).toBeCloseTo(0.04 + 700, 6);
     const kv = sim.buildCtx().nodes[0]!.kv;
     expect(kv.l1Used + kv.l2Used).toBe(0);
   });
@@ -166,5 +172,40 @@ describe('conservation', () => {
     const { result, source } = run({ requests, roles: ['P', 'D', 'D'], membership: [{ node: 0, at: 5, event: 'down' }] });
     expect(source.completed.size).toBe(20);
     expect(result.finalSplit).toBe('1P1D');
+  });
+});
+
+describe('chunked prefill', () => {
+  it('a prompt longer than the iteration budget runs as chunks, each attending to the prompt before it', () => {
+    const chunks = prefillIterations([{ uncachedTokens: 40_000, cachedTokens: 1000, restoredTokens: 500 }], 16_384);
+    expect(chunks).toEqual([
+      [{ uncachedTokens: 16_384, cachedTokens: 1000, restoredTokens: 500 }],
+      [{ uncachedTokens: 16_384, cachedTokens: 1000 + 16_384, restoredTokens: 0 }],
+      [{ uncachedTokens: 40_000 - 2 * 16_384, cachedTokens: 1000 + 2 * 16_384, restoredTokens: 0 }],
+    ]);
+    const batch = [
+      { uncachedTokens: 100, cachedTokens: 0, restoredTokens: 0 },
+      { uncachedTokens: 200, cachedTokens: 0, restoredTokens: 0 },
+    ];
+    expect(prefillIterations(batch, 16_384)).toEqual([batch]);
+    expect(prefillIterations([batch[0]!], 16_384)).toEqual([[batch[0]!]]);
+  });
+
+  it('the simulator times it as the sum of its chunks (a fixed cost per chunk)', () => {
+    const { source } = run({ requests: [{ at: 0, input: 40_000, output: 1, blocks: range(0, 78) }], roles: ['P', 'D'] });
+    expect(source.completed.get(0)!).toBeCloseTo(3 * 0.01 + 40_000 * 1e-4, 9);
+  });
+});
+
+describe('decode packing while learning', () => {
+  const node = (id: number, kind: string, load: number, max = 4) =>
+    ({ id, hw: { kind, maxDecodeBatch: max }, decodeLoad: load }) as unknown as Parameters<typeof packDecode>[0][number];
+
+  it('sends to the most loaded node of the kind with room, lowest id on ties; the least loaded when all are full', () => {
+    expect(packDecode([node(0, 'a', 1), node(1, 'a', 3), node(2, 'a', 3), node(3, 'b', 3)], 'a').id).toBe(1);
+    expect(packDecode([node(0, 'a', 4), node(1, 'a', 2), node(2, 'b', 3)], 'a').id).toBe(1);
+    expect(packDecode([node(0, 'a', 5), node(1, 'a', 4)], 'a').id).toBe(1);
+    // No node of the kind accepts decode: any node will do.
+    expect(packDecode([node(0, 'b', 1), node(1, 'b', 2)], 'a').id).toBe(1);
   });
 });

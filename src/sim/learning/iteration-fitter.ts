@@ -1,6 +1,7 @@
 import type { DecodeCoefficients, PrefillCoefficients } from '../perf/coefficients.js';
 import { attentionPairs, type PrefillWork } from '../perf/formulas.js';
 import { nnls } from './nnls.js';
+import { coefficientCovariance } from './precision.js';
 
 /**
  * Online learning of the iteration-time model (ARCHITECTURE.md section 3):
@@ -30,6 +31,8 @@ export interface PrefillSample {
   attentionPairs: number;
   /** sum t_rst. */
   restoredTokens: number;
+  /** sum t_c; not used by the fit (the attention pairs carry it). */
+  cachedTokens?: number;
   /** Measured duration (seconds). */
   seconds: number;
 }
@@ -48,6 +51,19 @@ export interface DecodeSample {
   seconds: number;
   /** Mean context of the batch; not used by the fit (for evaluating against the truth). */
   meanContextTokens?: number;
+}
+
+/** One phase's fit: its coefficients, the samples it used, whether NNLS met its optimality conditions. */
+export interface PhaseFit<C> {
+  coefficients: C;
+  samples: number;
+  converged: boolean;
+  /**
+   * Covariance of the coefficients in feature order (prefill c0..c3, decode
+   * d0..d2), from the relative residuals; null if it cannot be estimated.
+   * predictionError(covariance, features) is a prediction's standard error.
+   */
+  covariance: number[][] | null;
 }
 
 export interface FittedCoefficients {
@@ -87,6 +103,21 @@ export interface IterationFitterOptions {
    * constant. Default 1e-3.
    */
   minRcond?: number;
+  /**
+   * A prior the fits shrink towards: maximum a posteriori with an
+   * independent Gaussian prior of standard deviation relativeSd x value on
+   * each coefficient (one with a prior value of 0 has none). Terms the data
+   * pins down hardly move (their error is far below relativeSd); terms it
+   * cannot see stay near the prior instead of collapsing to 0, e.g. the
+   * fixed cost c0 while the warm-up shows only long cold prompts. Default: none.
+   */
+  prior?: { prefill: PrefillCoefficients; decode: DecodeCoefficients; relativeSd: number };
+  /**
+   * Upper bounds on coefficients that physics caps, e.g. the restore cost c3
+   * (at most the KV bytes of a token over the host->GPU link, when none of
+   * the copy hides under compute). Default: none.
+   */
+  upperBounds?: { prefill?: Partial<PrefillCoefficients>; decode?: Partial<DecodeCoefficients> };
 }
 
 interface Window<T> {
@@ -101,10 +132,13 @@ export class IterationFitter {
   private readonly minSamples: number;
   private readonly minDistinct: number;
   private readonly minRcond: number;
+  private readonly prior: IterationFitterOptions['prior'];
+  private readonly upper: NonNullable<IterationFitterOptions['upperBounds']>;
   private readonly prefillWindows: Window<PrefillSample>[] = [];
   private readonly decodeWindows: Window<DecodeSample>[] = [];
   private newestWindow = -Infinity;
-  private cached: FittedCoefficients | null | undefined = undefined;
+  private cachedPrefill: PhaseFit<PrefillCoefficients> | null | undefined = undefined;
+  private cachedDecode: PhaseFit<DecodeCoefficients> | null | undefined = undefined;
   /** Samples dropped because their window was full or already expired. */
   dropped = 0;
 
@@ -115,6 +149,9 @@ export class IterationFitter {
     this.minSamples = options.minSamples ?? 24;
     this.minDistinct = options.minDistinct ?? 4;
     this.minRcond = options.minRcond ?? 1e-3;
+    this.prior = options.prior;
+    this.upper = options.upperBounds ?? {};
+    if (this.prior && !(this.prior.relativeSd > 0)) throw new RangeError(`prior.relativeSd must be positive, got ${this.prior.relativeSd}`);
     if (!(this.windowSeconds > 0)) throw new RangeError(`windowSeconds must be positive, got ${this.windowSeconds}`);
     if (!(Number.isInteger(this.windowCount) && this.windowCount >= 1)) throw new RangeError(`windows must be an integer >= 1`);
     if (!(this.maxPerWindow >= 1)) throw new RangeError(`maxSamplesPerWindow must be >= 1`);
@@ -129,7 +166,7 @@ export class IterationFitter {
     checkNonNegative(sample.uncachedTokens, 'uncachedTokens');
     checkNonNegative(sample.attentionPairs, 'attentionPairs');
     checkNonNegative(sample.restoredTokens, 'restoredTokens');
-    this.add(this.prefillWindows, sample);
+    if (this.add(this.prefillWindows, sample)) this.cachedPrefill = undefined;
   }
 
   addDecode(sample: DecodeSample): void {
@@ -138,7 +175,7 @@ export class IterationFitter {
     checkPositive(sample.batchSize, 'batchSize');
     checkPositive(sample.tokensFed, 'tokensFed');
     if (!(sample.expertRatio > 0 && sample.expertRatio <= 1)) throw new RangeError(`expertRatio must be in (0, 1], got ${sample.expertRatio}`);
-    this.add(this.decodeWindows, sample);
+    if (this.add(this.decodeWindows, sample)) this.cachedDecode = undefined;
   }
 
   /** Retained samples, oldest window first. */
@@ -152,9 +189,28 @@ export class IterationFitter {
 
   /** Coefficients fitted on the retained windows, or null until both phases have enough samples of enough variety. */
   fit(): FittedCoefficients | null {
-    if (this.cached !== undefined) return this.cached;
-    this.cached = this.compute();
-    return this.cached;
+    const p = this.fitPrefill();
+    const d = this.fitDecode();
+    if (p === null || d === null) return null;
+    return {
+      prefill: p.coefficients,
+      decode: d.coefficients,
+      prefillSamples: p.samples,
+      decodeSamples: d.samples,
+      converged: p.converged && d.converged,
+    };
+  }
+
+  /** The prefill fit alone, or null until the prefill samples are enough and varied enough. */
+  fitPrefill(): PhaseFit<PrefillCoefficients> | null {
+    if (this.cachedPrefill === undefined) this.cachedPrefill = this.computePrefill();
+    return this.cachedPrefill;
+  }
+
+  /** The decode fit alone, or null until the decode samples are enough and varied enough. */
+  fitDecode(): PhaseFit<DecodeCoefficients> | null {
+    if (this.cachedDecode === undefined) this.cachedDecode = this.computeDecode();
+    return this.cachedDecode;
   }
 
   /**
@@ -189,16 +245,17 @@ export class IterationFitter {
     };
   }
 
-  private add<T extends { at: number }>(windows: Window<T>[], sample: T): void {
+  /** Adds a sample to its window; true if it was kept. */
+  private add<T extends { at: number }>(windows: Window<T>[], sample: T): boolean {
     const index = Math.floor(sample.at / this.windowSeconds);
     if (index > this.newestWindow) {
       this.newestWindow = index;
-      this.expire(this.prefillWindows);
-      this.expire(this.decodeWindows);
+      if (this.expire(this.prefillWindows)) this.cachedPrefill = undefined;
+      if (this.expire(this.decodeWindows)) this.cachedDecode = undefined;
     }
     if (index <= this.newestWindow - this.windowCount) {
       this.dropped++;
-      return;
+      return false;
     }
     let w = windows.find((x) => x.index === index);
     if (w === undefined) {
@@ -208,40 +265,97 @@ export class IterationFitter {
     }
     if (w.samples.length >= this.maxPerWindow) {
       this.dropped++;
-      return;
+      return false;
     }
     w.samples.push(sample);
-    this.cached = undefined;
+    return true;
   }
 
-  private expire<T>(windows: Window<T>[]): void {
+  /** Drops windows too old to keep; true if any went. */
+  private expire<T>(windows: Window<T>[]): boolean {
     const before = windows.length;
     while (windows.length > 0 && windows[0].index <= this.newestWindow - this.windowCount) windows.shift();
-    if (windows.length !== before) this.cached = undefined;
+    return windows.length !== before;
   }
 
-  private compute(): FittedCoefficients | null {
+  private computePrefill(): PhaseFit<PrefillCoefficients> | null {
     const prefill = this.prefillSamples();
-    const decode = this.decodeSamples();
-    if (prefill.length < this.minSamples || decode.length < this.minSamples) return null;
+    if (prefill.length < this.minSamples) return null;
     if (distinct(prefill.map((s) => s.uncachedTokens)) < this.minDistinct) return null;
-    if (distinct(decode.map((s) => s.batchSize)) < this.minDistinct) return null;
-
-    const prefillRows = prefill.map((s) => prefillFeatures(s).map((f) => f / s.seconds));
-    const decodeRows = decode.map((s) => decodeFeatures(s).map((f) => f / s.seconds));
-    if (reciprocalCondition(prefillRows, [0, 1, 2]) < this.minRcond) return null;
-    if (reciprocalCondition(decodeRows, [0, 1, 2]) < this.minRcond) return null;
-
-    const p = nnls(prefillRows, prefillRows.map(() => 1));
-    const d = nnls(decodeRows, decodeRows.map(() => 1));
-    return {
-      prefill: { c0: p.x[0], c1: p.x[1], c2: p.x[2], c3: p.x[3] },
-      decode: { d0: d.x[0], d1: d.x[1], d2: d.x[2] },
-      prefillSamples: prefill.length,
-      decodeSamples: decode.length,
-      converged: p.converged && d.converged,
-    };
+    const rows = prefill.map((s) => prefillFeatures(s).map((f) => f / s.seconds));
+    if (reciprocalCondition(rows, [0, 1, 2]) < this.minRcond) return null;
+    const prior = this.prior ? [this.prior.prefill.c0, this.prior.prefill.c1, this.prior.prefill.c2, this.prior.prefill.c3] : null;
+    const ub = this.upper.prefill ?? {};
+    const p = this.solve(rows, prior, [ub.c0, ub.c1, ub.c2, ub.c3]);
+    return { coefficients: { c0: p.x[0], c1: p.x[1], c2: p.x[2], c3: p.x[3] }, samples: prefill.length, converged: p.converged, covariance: p.covariance };
   }
+
+  private computeDecode(): PhaseFit<DecodeCoefficients> | null {
+    const decode = this.decodeSamples();
+    if (decode.length < this.minSamples) return null;
+    if (distinct(decode.map((s) => s.batchSize)) < this.minDistinct) return null;
+    const rows = decode.map((s) => decodeFeatures(s).map((f) => f / s.seconds));
+    if (reciprocalCondition(rows, [0, 1, 2]) < this.minRcond) return null;
+    const prior = this.prior ? [this.prior.decode.d0, this.prior.decode.d1, this.prior.decode.d2] : null;
+    const ub = this.upper.decode ?? {};
+    const d = this.solve(rows, prior, [ub.d0, ub.d1, ub.d2]);
+    return { coefficients: { d0: d.x[0], d1: d.x[1], d2: d.x[2] }, samples: decode.length, converged: d.converged, covariance: d.covariance };
+  }
+
+  /**
+   * NNLS on the relative-weighted rows (target 1 each). With a prior, one
+   * pseudo-row per coefficient is added, s/(relativeSd*p_j) on its column
+   * with target s/relativeSd, s the residual standard deviation of a plain
+   * first solve: the squared error of a data row then counts 1/s^2 and
+   * (x_j - p_j)^2 counts 1/(relativeSd*p_j)^2 (maximum a posteriori). A
+   * coefficient that comes out above its upper bound is fixed at the bound
+   * and the others are solved again (for this convex problem the bounded
+   * optimum then has it at the bound). The covariance is that of the whole
+   * problem, bounds ignored: a coefficient held at a bound is not known.
+   */
+  private solve(rows: readonly number[][], prior: readonly number[] | null, upper: readonly (number | undefined)[]): SolveResult {
+    const n = rows[0]!.length;
+    const aug = rows.slice();
+    const b = rows.map(() => 1);
+    const first = nnls(aug, b);
+    if (prior !== null) {
+      const s = Math.max(1e-4, first.residualNorm / Math.sqrt(Math.max(1, rows.length - n)));
+      const sd = this.prior!.relativeSd;
+      for (let j = 0; j < n; j++) {
+        if (!(prior[j]! > 0)) continue;
+        const row = new Array<number>(n).fill(0);
+        row[j] = s / (sd * prior[j]!);
+        aug.push(row);
+        b.push(s / sd);
+      }
+    }
+    const fixed = new Map<number, number>();
+    for (;;) {
+      const free = Array.from({ length: n }, (_, j) => j).filter((j) => !fixed.has(j));
+      const sub = aug.map((row) => free.map((j) => row[j]!));
+      const target = aug.map((row, i) => {
+        let t = b[i]!;
+        for (const [j, v] of fixed) t -= row[j]! * v;
+        return t;
+      });
+      const r = prior === null && fixed.size === 0 ? first : nnls(sub, target);
+      const x = new Array<number>(n).fill(0);
+      for (const [j, v] of fixed) x[j] = v;
+      free.forEach((j, i) => (x[j] = r.x[i]!));
+      const over = free.filter((j) => upper[j] !== undefined && x[j]! > upper[j]!);
+      if (over.length === 0 || over.length === free.length) {
+        for (const j of over) x[j] = upper[j]!;
+        return { x, converged: r.converged, covariance: coefficientCovariance(aug, x, b, rows.length) };
+      }
+      for (const j of over) fixed.set(j, upper[j]!);
+    }
+  }
+}
+
+interface SolveResult {
+  x: number[];
+  converged: boolean;
+  covariance: number[][] | null;
 }
 
 /** A prefill sample from the batch an iteration ran. */
@@ -249,12 +363,14 @@ export function prefillSampleOf(at: number, batch: readonly PrefillWork[], secon
   let uncachedTokens = 0;
   let pairs = 0;
   let restoredTokens = 0;
+  let cachedTokens = 0;
   for (const w of batch) {
     uncachedTokens += w.uncachedTokens;
     pairs += attentionPairs(w.uncachedTokens, w.cachedTokens);
     restoredTokens += w.restoredTokens;
+    cachedTokens += w.cachedTokens;
   }
-  return { at, requests: batch.length, uncachedTokens, attentionPairs: pairs, restoredTokens, seconds };
+  return { at, requests: batch.length, uncachedTokens, attentionPairs: pairs, restoredTokens, cachedTokens, seconds };
 }
 
 export function isDecodeSample(sample: PrefillSample | DecodeSample): sample is DecodeSample {
@@ -274,11 +390,13 @@ export function predictDecode(d: DecodeCoefficients, s: Pick<DecodeSample, 'batc
   return d.d0 + d.d1 * sampleCoverage(s) + d.d2 * s.batchSize;
 }
 
-function prefillFeatures(s: PrefillSample): number[] {
+/** The prefill features of a sample in coefficient order: 1, sum t_uc, sum A, sum t_rst. */
+export function prefillFeatures(s: Pick<PrefillSample, 'uncachedTokens' | 'attentionPairs' | 'restoredTokens'>): number[] {
   return [1, s.uncachedTokens, s.attentionPairs, s.restoredTokens];
 }
 
-function decodeFeatures(s: DecodeSample): number[] {
+/** The decode features in coefficient order: 1, phi(B), B. */
+export function decodeFeatures(s: Pick<DecodeSample, 'batchSize' | 'tokensFed' | 'expertRatio'>): number[] {
   return [1, sampleCoverage(s), s.batchSize];
 }
 

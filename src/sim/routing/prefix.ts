@@ -1,5 +1,6 @@
 import type { PrefixMatch } from '../kv/index.js';
 import type { SimNode } from '../node.js';
+import { prefillAloneTime } from '../perf/iteration-model.js';
 import { BLOCK_TOKENS, type RequestState } from '../request-state.js';
 
 /** What a request would find, fetch and compute if it were prefilled on one node. */
@@ -13,7 +14,7 @@ export interface PrefillPlacement {
   /** Hit blocks only in peers' host memory (shared pool only). */
   fetchedBlocks: number;
   fetchSeconds: number;
-  /** The engine's predicted prefill time of this request alone on the node. */
+  /** The engine's predicted prefill time of this request alone on the node (chunked if longer than the iteration budget). */
   predictedPrefill: number;
 }
 
@@ -26,8 +27,10 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
   const input = rs.req.inputTokens;
   const hitTokens = Math.min(input, hit * BLOCK_TOKENS);
   const fetchSeconds = restored > 0 ? node.hw.fetchSeconds(fetched * BLOCK_TOKENS, restored * BLOCK_TOKENS) : 0;
-  const predictedPrefill = node.hw.engine.prefillTime([
+  const predictedPrefill = prefillAloneTime(
+    node.engine,
     { uncachedTokens: input - hitTokens, cachedTokens: hitTokens, restoredTokens: Math.min(hitTokens, restored * BLOCK_TOKENS) },
-  ]);
+    node.hw.maxPrefillBatchTokens,
+  );
   return { node, hitBlocks: hit, gpuBlocks: gpu, restoredBlocks: restored, fetchedBlocks: fetched, fetchSeconds, predictedPrefill };
 }

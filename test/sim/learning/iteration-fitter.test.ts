@@ -304,3 +304,72 @@ describe('reciprocalCondition', () => {
     expect(r).toBeCloseTo(Math.sqrt(0.5 / 1.5), 10);
   });
 });
+
+describe('IterationFitter phase fits, prior and bounds', () => {
+  // Full chunks of long prompts: a fixed cost of a few percent of each iteration, which the noise hides.
+  const chunks = (rng: Rng): PrefillWork => ({ uncachedTokens: rng.int(12_000, MAX_BATCH_TOKENS), cachedTokens: rng.int(0, 150_000), restoredTokens: 0 });
+  function feedPrefill(fitter: IterationFitter, make: (rng: Rng) => PrefillWork, n: number, seed: number, s: TruthSpec = spec): void {
+    const rng = new Rng(seed);
+    const truth = new IterationTruth(s, new Rng(seed + 1));
+    for (let i = 0; i < n; i++) {
+      const batch = [make(rng)];
+      fitter.addPrefill(prefillSampleOf(i * 0.1, batch, truth.prefillTime(batch)));
+    }
+  }
+
+  it('fits each phase on its own: prefill without any decode sample', () => {
+    const fitter = new IterationFitter();
+    feedPrefill(fitter, (rng) => randomWork(rng, MAX_BATCH_TOKENS), 100, 1);
+    expect(fitter.fitPrefill()).not.toBeNull();
+    expect(fitter.fitDecode()).toBeNull();
+    expect(fitter.fit()).toBeNull();
+    expect(fitter.fitPrefill()!.covariance).not.toBeNull();
+  });
+
+  it('a prior keeps a term the data cannot see near it, and hardly moves the terms the data pins down', () => {
+    const prior = { prefill: { c0: spec.prefill.c0 * 2, c1: spec.prefill.c1 * 2, c2: spec.prefill.c2 * 2, c3: spec.prefill.c3 * 2 }, decode: spec.decode, relativeSd: 1 };
+    const plain = new IterationFitter();
+    const map = new IterationFitter({ prior });
+    feedPrefill(plain, chunks, 40, 2);
+    feedPrefill(map, chunks, 40, 2);
+    const p = plain.fitPrefill()!;
+    const m = map.fitPrefill()!;
+    // c0 is poorly known from these: its standard error is a large share of it.
+    const plainSe = Math.sqrt(p.covariance![0]![0]!);
+    expect(plainSe).toBeGreaterThan(spec.prefill.c0 * 0.3);
+    // With the prior it stays within reach of prior and truth, and is known better.
+    expect(m.coefficients.c0).toBeGreaterThan(spec.prefill.c0 * 0.5);
+    expect(m.coefficients.c0).toBeLessThan(prior.prefill.c0 * 1.5);
+    expect(Math.sqrt(m.covariance![0]![0]!)).toBeLessThan(plainSe);
+    // c1 and c2 are pinned down by the data: the prior's pull (2x off) moves them by under 2%.
+    expect(Math.abs(m.coefficients.c1 / p.coefficients.c1 - 1)).toBeLessThan(0.02);
+    expect(Math.abs(m.coefficients.c2 / p.coefficients.c2 - 1)).toBeLessThan(0.02);
+    // With varied work the prior does not matter.
+    const plain2 = new IterationFitter();
+    const map2 = new IterationFitter({ prior });
+    feedPrefill(plain2, (rng) => randomWork(rng, MAX_BATCH_TOKENS), 300, 3);
+    feedPrefill(map2, (rng) => randomWork(rng, MAX_BATCH_TOKENS), 300, 3);
+    for (const c of ['c0', 'c1', 'c2'] as const) {
+      expect(Math.abs(map2.fitPrefill()!.coefficients[c] / plain2.fitPrefill()!.coefficients[c] - 1), c).toBeLessThan(0.01);
+    }
+  });
+
+  it('holds a coefficient at its upper bound and refits the others; a bound held is not counted as known', () => {
+    const costly: TruthSpec = { ...spec, prefill: { ...spec.prefill, c3: spec.prefill.c3 * 10 } };
+    const bound = spec.prefill.c3 * 2;
+    const free = new IterationFitter();
+    const capped = new IterationFitter({ upperBounds: { prefill: { c3: bound } } });
+    feedPrefill(free, (rng) => randomWork(rng, MAX_BATCH_TOKENS), 300, 4, costly);
+    feedPrefill(capped, (rng) => randomWork(rng, MAX_BATCH_TOKENS), 300, 4, costly);
+    expect(free.fitPrefill()!.coefficients.c3).toBeGreaterThan(bound);
+    const c = capped.fitPrefill()!;
+    expect(c.coefficients.c3).toBe(bound);
+    expect(c.covariance![3]![3]!).toBeGreaterThan(0);
+    // The other terms are refitted (not just the clipped solution of the free fit).
+    expect(c.coefficients.c0).not.toBe(free.fitPrefill()!.coefficients.c0);
+  });
+
+  it('rejects a prior without spread', () => {
+    expect(() => new IterationFitter({ prior: { prefill: spec.prefill, decode: spec.decode, relativeSd: 0 } })).toThrow(RangeError);
+  });
+});
