@@ -7,6 +7,7 @@ import { registerCompareCommand } from './compare.js';
 import { registerEvolveCommand } from './evolve.js';
 import { registerLineageCommands } from './lineage.js';
 import { registerServeCommand } from './serve.js';
+import { registerCalibrateCommand } from './calibrate.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -17,4 +18,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerEvolveCommand(program, io);
   registerLineageCommands(program, io);
   registerServeCommand(program, io);
+  registerCalibrateCommand(program, io);
 }

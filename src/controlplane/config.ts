@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { packageRoot } from '../common/package-root.js';
 import { parseOrThrow } from '../common/validate.js';
+import { LlmSettingsSchema } from '../evolve/engine/index.js';
 
 /**
  * The control plane's settings (the `serve` command's evolution flags).
@@ -26,16 +27,7 @@ export const ControlPlaneConfigSchema = z
     /** Candidates per iteration; default = threads. */
     batch: z.number().int().min(1).max(256).optional(),
     mutator: z.string().default('structural'),
-    llm: z
-      .strictObject({
-        baseURL: z.string().optional(),
-        apiKey: z.string().optional(),
-        model: z.string().optional(),
-        timeoutMs: z.number().int().positive().optional(),
-        maxRetries: z.number().int().min(0).optional(),
-        templatesDir: z.string().optional(),
-      })
-      .default({}),
+    llm: LlmSettingsSchema.default({}),
     seed: z.number().int().min(0).default(1),
     schedCost: z.string().default('measured'),
     /** The first cycle starts from these seeds (and the deployed policy). */

@@ -1,6 +1,6 @@
 import { SimulationInvariantError } from '../common/errors.js';
 import { Rng } from '../common/rng.js';
-import { appendTokens, copyContext, type BlockIdCursor, type BlockIdPool, type Context } from './blocks.js';
+import { appendTokens, BLOCK_TOKENS, copyContext, type BlockIdCursor, type BlockIdPool, type Context } from './blocks.js';
 import { sample, sampleInt, type Dist } from './dist.js';
 import type { AgentKind } from './preset-schema.js';
 import type { SharedPrefixes } from './shared-prefixes.js';
@@ -51,6 +51,19 @@ interface Branch {
   resultTokens: number;
   children: number;
   path: string;
+  /**
+   * With an observation window: what was appended after `baseTokens`, in
+   * order, so that a dropped observation can be replaced and the rest
+   * re-appended. Null when the kind keeps every tool result.
+   */
+  segments: Segment[] | null;
+  baseTokens: number;
+}
+
+interface Segment {
+  tokens: number;
+  /** A tool result still kept in full. */
+  observation: boolean;
 }
 
 /**
@@ -86,7 +99,10 @@ export class Harness {
     const root = this.newBranch(agent, 'root', null, copyContext(this.prefixes.agentBase(kindName, kind)), kind.calls);
     this.observer?.agent(agent.id, root.id, kindName, at, replaces);
     appendTokens(root.ctx, sampleInt(root.rng, kind.agentPromptTokens), root.ids);
-    this.call(root, at, [], 0, out);
+    this.markBase(root);
+    // Recorded as the first call's wait: a replay of a replacing agent can hold it back as long.
+    const setup = kind.setupSeconds ? sample(root.rng, kind.setupSeconds) : 0;
+    this.call(root, at + setup, [], setup, out);
   }
 
   onComplete(requestId: number, now: number, out: WorkloadEvent[]): void {
@@ -100,7 +116,7 @@ export class Harness {
     if (!compacted) {
       if (b.role === 'root' && kind.subagents && b.rng.chance(kind.subagents.probability)) return this.launchSubagents(b, now, out);
       if (b.role !== 'fork' && kind.forks && b.rng.chance(kind.forks.probability)) this.fork(b, now, out);
-      appendTokens(b.ctx, sampleInt(b.rng, kind.toolResultTokens), b.ids);
+      this.append(b, sampleInt(b.rng, kind.toolResultTokens), true);
     }
     this.next(b, now, [requestId], out, !compacted);
   }
@@ -128,7 +144,35 @@ export class Harness {
       resultTokens: 0,
       children: 0,
       path,
+      segments: null,
+      baseTokens: 0,
     };
+  }
+
+  /** Tokens appended from here on are tracked (observation window) or not; the context so far is the base. */
+  private markBase(b: Branch): void {
+    b.baseTokens = b.ctx.tokens;
+    b.segments = b.agent.kind.observationWindow ? [] : null;
+  }
+
+  /** Append to the branch's context; an observation beyond the window drops the oldest kept one. */
+  private append(b: Branch, tokens: number, observation: boolean): void {
+    appendTokens(b.ctx, tokens, b.ids);
+    const segs = b.segments;
+    if (!segs) return;
+    segs.push({ tokens, observation });
+    const window = b.agent.kind.observationWindow!;
+    let kept = 0;
+    for (const seg of segs) if (seg.observation) kept++;
+    if (kept <= window.keep) return;
+    const oldest = segs.findIndex((seg) => seg.observation);
+    // The context up to the dropped observation stays; from there on it is rewritten with fresh block ids.
+    let offset = b.baseTokens;
+    for (let i = 0; i < oldest; i++) offset += segs[i]!.tokens;
+    b.ctx.tokens = offset;
+    b.ctx.blocks.length = Math.floor(offset / BLOCK_TOKENS);
+    segs[oldest] = { tokens: window.placeholderTokens, observation: false };
+    for (let i = oldest; i < segs.length; i++) appendTokens(b.ctx, segs[i]!.tokens, b.ids);
   }
 
   /** The branch's next call after a tool pause; it compacts first when the context is over its threshold. */
@@ -144,7 +188,17 @@ export class Harness {
     const prefix = b.ctx.blocks.length;
     const blocks = b.ctx.blocks.slice();
     const output = b.compacting ? sampleInt(b.rng, kind.compaction!.summaryTokens, 1) : sampleInt(b.rng, kind.outputTokens, 1);
-    appendTokens(b.ctx, output, b.ids);
+    let produced: number[];
+    if (kind.thinking && !b.compacting) {
+      // Decode fills blocks with thinking and answer; the history keeps the answer only, on fresh blocks.
+      const full = copyContext(b.ctx);
+      appendTokens(full, output, b.ids);
+      produced = full.blocks.slice(prefix);
+      this.append(b, Math.round(output * kind.thinking.keptFraction), false);
+    } else {
+      this.append(b, output, false);
+      produced = b.ctx.blocks.slice(prefix);
+    }
     const request: SimRequest = {
       id: this.nextRequest++,
       agent: b.agent.id,
@@ -153,7 +207,7 @@ export class Harness {
       inputTokens: input,
       outputTokens: output,
       blocks,
-      producedBlocks: b.ctx.blocks.slice(prefix),
+      producedBlocks: produced,
     };
     b.callsLeft--;
     b.lastRequest = request.id;
@@ -169,6 +223,7 @@ export class Harness {
     b.version++;
     b.ctx = copyContext(this.prefixes.system(b.agent.kindName, b.agent.kind));
     appendTokens(b.ctx, sampleInt(b.rng, c.keptTokens), b.ids);
+    this.markBase(b);
     b.compactAt = sampleInt(b.rng, c.atTokens, 1);
     this.observer?.compact(b.id, b.version, now);
   }
@@ -177,8 +232,10 @@ export class Harness {
   private fork(b: Branch, now: number, out: WorkloadEvent[]): void {
     const f = b.agent.kind.forks!;
     const child = this.newBranch(b.agent, 'fork', b, copyContext(b.ctx), f.calls);
+    child.baseTokens = b.baseTokens;
+    child.segments = b.segments ? b.segments.map((seg) => ({ ...seg })) : null;
     this.observer?.branch('fork', child.id, b.id, b.agent.id, now);
-    appendTokens(child.ctx, sampleInt(child.rng, f.promptTokens), child.ids);
+    this.append(child, sampleInt(child.rng, f.promptTokens), false);
     this.next(child, now, [b.lastRequest], out);
   }
 
@@ -193,6 +250,7 @@ export class Harness {
       child.resultTokens = sampleInt(b.rng, s.resultTokens);
       this.observer?.branch('subagent', child.id, b.id, b.agent.id, now);
       appendTokens(child.ctx, sampleInt(child.rng, s.promptTokens), child.ids);
+      this.markBase(child);
       this.next(child, now, [b.lastRequest], out);
     }
   }
@@ -202,7 +260,7 @@ export class Harness {
     out.push({ kind: 'branch-end', at: now, branch: b.id });
     const p = b.parent;
     if (b.role === 'subagent' && p) {
-      appendTokens(p.ctx, b.resultTokens, p.ids);
+      this.append(p, b.resultTokens, false);
       p.subAfter.push(b.lastRequest);
       if (--p.waitingOn === 0) {
         const after = p.subAfter;

@@ -38,6 +38,19 @@ const compactionSchema = z.strictObject({
   keptTokens: distSchema,
 });
 
+const observationWindowSchema = z.strictObject({
+  /**
+   * Tool results (observations) kept in full: computer-use harnesses keep
+   * only the last few screenshots. When a new one arrives and more than
+   * `keep` are in the context, the oldest kept one is replaced by a short
+   * placeholder; everything after it in the context changes, so its KV must
+   * be computed again (fresh block ids from that point on).
+   */
+  keep: z.number().int().min(1),
+  /** Tokens of the placeholder left in place of a dropped observation. */
+  placeholderTokens: z.number().int().min(0).default(0),
+});
+
 export const agentKindSchema = z.strictObject({
   description: z.string().optional(),
   /** Shared by every agent of this kind and by their sub-agents (same block ids). */
@@ -54,9 +67,25 @@ export const agentKindSchema = z.strictObject({
   pauseSeconds: distSchema,
   /** Calls of an agent's root branch. */
   calls: distSchema,
+  /**
+   * Time from an agent's start to its first call (environment setup, e.g. a
+   * computer-use VM restored from its snapshot); the agent holds its place
+   * in the closed loop meanwhile. Absent: the first call comes at once.
+   */
+  setupSeconds: distSchema.optional(),
   subagents: subagentSchema.optional(),
   forks: forkSchema.optional(),
   compaction: compactionSchema.optional(),
+  /**
+   * Reasoning models whose chat template drops earlier turns' thinking: only
+   * this share of each output (the final answer) stays in the history. The
+   * next prompt then diverges from the blocks the output filled right after
+   * the prompt, so the kept answer is prompt tokens to compute again. Absent:
+   * the whole output stays in the context.
+   */
+  thinking: z.strictObject({ keptFraction: z.number().min(0).max(1) }).optional(),
+  /** Keep only the last few tool results in full (computer use); absent: every result stays. */
+  observationWindow: observationWindowSchema.optional(),
 });
 
 /** A kind defined in another preset file, e.g. `{"from": "putnam"}`. */
@@ -100,6 +129,12 @@ export const presetFileSchema = z.strictObject({
   /** Kind weights when there is more than one kind and no phases. */
   mix: mixSchema.optional(),
   phases: z.array(phaseSchema).min(1).optional(),
+  /**
+   * Field path (e.g. `kinds.cc.pauseSeconds`) -> why the value is what it
+   * is: the published fact it reproduces, or that it is an assumption fitted
+   * to the calibration (design/CALIBRATION.md). JSON has no comments.
+   */
+  notes: z.record(z.string(), z.string()).optional(),
 });
 
 export type AgentKind = z.output<typeof agentKindSchema>;

@@ -57,7 +57,11 @@ function readJson(file: string): unknown {
 /** `stack` holds the files being loaded, to reject kinds that refer to each other in a circle. */
 function loadResolved(file: string, stack: string[]): WorkloadPreset {
   if (stack.includes(file)) throw new InputError(`kind references form a cycle: ${[...stack, file].map((f) => basename(f)).join(' -> ')}`, { file });
-  const raw = parseOrThrow(presetFileSchema, readJson(file), { file });
+  const json = readJson(file);
+  const raw = parseOrThrow(presetFileSchema, json, { file });
+  for (const key of Object.keys(raw.notes ?? {})) {
+    if (!hasPath(json, key)) throw new InputError(`note for "${key}", which is not a field of this preset`, { file, field: `notes.${key}` });
+  }
   const kinds: Record<string, AgentKind> = {};
   for (const [name, value] of Object.entries(raw.kinds)) {
     const field = `kinds.${name}`;
@@ -120,4 +124,14 @@ function checkMix(mix: Record<string, number>, kinds: Record<string, AgentKind>,
     total += weight;
   }
   if (!(total > 0)) throw new InputError('weights must add up to more than 0', { file, field });
+}
+
+/** Whether a dotted path (`kinds.cc.pauseSeconds.mean`) names a field of the raw preset. */
+function hasPath(root: unknown, dotted: string): boolean {
+  let cur: unknown = root;
+  for (const part of dotted.split('.')) {
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, part)) return false;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return true;
 }

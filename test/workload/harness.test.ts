@@ -80,19 +80,22 @@ describe('preset harness source', () => {
           expect(cur.input).toBeGreaterThanOrEqual(prev.input + prev.output);
           checked++;
         } else {
-          // Compaction: version +1, most blocks dropped, only the system prompt is kept.
+          // Compaction: version +1, the context shrinks (cc keeps ~96K tokens after the system prompt, compacting
+          // near 245K; the kept size is log-normal, so a few compactions keep much more), only the system prompt is reused.
           expect(cur.version).toBe(prev.version + 1);
-          expect(blocks.length).toBeLessThan(prevAll.length / 2);
-          expect(commonPrefix(blocks, prevAll)).toBe(Math.floor(9000 / BLOCK_TOKENS));
+          expect(blocks.length).toBeLessThan(prevAll.length);
+          expect(commonPrefix(blocks, prevAll)).toBe(Math.floor(cc.kinds.cc!.systemPromptTokens.mean / BLOCK_TOKENS));
           compactions++;
         }
       }
     }
     expect(checked).toBeGreaterThan(1000);
     expect(compactions).toBeGreaterThan(0);
-    // A compaction at the very end of the trace may have no next call recorded.
-    expect(compactions).toBeLessThanOrEqual(eventsOfType(trace, 'compact').length);
-    expect(compactions).toBeGreaterThanOrEqual(eventsOfType(trace, 'compact').length - 5);
+    // Every compaction shows as a version change, except those after which the branch made no call in the
+    // trace (it ended, or the trace did).
+    const branches = byBranch(trace);
+    const withoutNextCall = eventsOfType(trace, 'compact').filter((c) => !(branches.get(c.branch) ?? []).some((r) => r.version === c.version)).length;
+    expect(compactions + withoutNextCall).toBe(eventsOfType(trace, 'compact').length);
   });
 
   it('gives block ids that identify their prefix (same id, same prefix)', () => {
@@ -121,7 +124,7 @@ describe('preset harness source', () => {
     const subs = eventsOfType(trace, 'subagent');
     expect(forks.length).toBeGreaterThan(0);
     expect(subs.length).toBeGreaterThan(0);
-    const system = Math.floor(9000 / BLOCK_TOKENS);
+    const system = Math.floor(cc.kinds.cc!.systemPromptTokens.mean / BLOCK_TOKENS);
     for (const f of forks) {
       const first = branches.get(f.branch)?.[0];
       if (!first) continue;
@@ -244,7 +247,11 @@ describe('preset harness source', () => {
 
   it('shares the task prefix between the agents of one osworld task', () => {
     const trace = generateTrace(loadWorkloadPreset('osworld'), { seed: 1, agents: 8, minutes: 5 });
-    const firsts = eventsOfType(trace, 'agent').map((a) => requestsOf(trace).find((r) => r.branch === a.branch && r.after.length === 0)!);
+    // An agent whose setup outlasts the trace has no request in it (osworld agents restore a VM first).
+    const firsts = eventsOfType(trace, 'agent')
+      .map((a) => requestsOf(trace).find((r) => r.branch === a.branch && r.after.length === 0))
+      .filter((r) => r !== undefined);
+    expect(firsts.length).toBeGreaterThanOrEqual(5);
     const system = Math.floor(3000 / BLOCK_TOKENS);
     const a = ids(firsts[0]!.blocks);
     const shared = firsts.slice(1).map((r) => commonPrefix(a, ids(r.blocks)));

@@ -5,6 +5,16 @@ import { z } from 'zod';
  * the run in the lineage database, so that `--resume` continues with the
  * same settings.
  */
+/** The llm mutator's endpoint settings (flags or environment), shared by offline runs and the control plane. */
+export const LlmSettingsSchema = z.strictObject({
+  baseURL: z.string().optional(),
+  apiKey: z.string().optional(),
+  model: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxRetries: z.number().int().min(0).optional(),
+  templatesDir: z.string().optional(),
+});
+
 export const EvolveConfigSchema = z.strictObject({
   workload: z.string().min(1).default('cc'),
   agents: z.number().int().positive().optional(),
@@ -35,16 +45,7 @@ export const EvolveConfigSchema = z.strictObject({
   candidateWallMs: z.number().int().positive().default(30_000),
   cpuLimitMs: z.number().int().positive().default(100),
   memoryLimitMb: z.number().int().min(8).default(64),
-  llm: z
-    .strictObject({
-      baseURL: z.string().optional(),
-      apiKey: z.string().optional(),
-      model: z.string().optional(),
-      timeoutMs: z.number().int().positive().optional(),
-      maxRetries: z.number().int().min(0).optional(),
-      templatesDir: z.string().optional(),
-    })
-    .default({}),
+  llm: LlmSettingsSchema.default({}),
 });
 export type EvolveConfigInput = z.input<typeof EvolveConfigSchema>;
 export type EvolveConfig = z.output<typeof EvolveConfigSchema>;

@@ -2,7 +2,7 @@
 export { EvolutionRun, type IterationProgress, type RunHooks } from './run.js';
 export { runEvolutionCycle, topElites, type CycleInput, type CycleResult, type CycleSettings, type CycleEndStatus } from './cycle.js';
 export { Evolver, type Starter, type CommittedIteration, type EvolverSettings, type MutationTally } from './evolver.js';
-export { EvolveConfigSchema, type EvolveConfig, type EvolveConfigInput } from './config.js';
+export { EvolveConfigSchema, LlmSettingsSchema, type EvolveConfig, type EvolveConfigInput } from './config.js';
 export { loadSeeds, type SeedPolicy } from './seeds.js';
 export { buildMutator } from './build-mutator.js';
 export type { EvolveSummary } from './summary.js';

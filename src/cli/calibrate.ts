@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { calibrate, renderMarkdown, replaceReadmeSection, reportGrids, reportJson, type CalibrationRun } from '../calibrate/index.js';
+import { InputError, UsageError } from '../common/errors.js';
+import { writeFileAtomic, type CliIO } from './io.js';
+import { floatOption, intOption } from './options.js';
+import { renderTable } from './table.js';
+
+interface CalibrateFlags {
+  json: boolean;
+  markdown: boolean;
+  only?: string;
+  updateReadme?: string | true;
+  threads?: number;
+  warmupMin?: number;
+  minutes?: number;
+  seed?: number;
+  targets?: string;
+}
+
+export function registerCalibrateCommand(program: Command, io: CliIO): void {
+  program
+    .command('calibrate')
+    .description('Run the calibration rows of CALIBRATION.md (static-split sweeps, fixed-4P5D tables, micro figures) and compare with the published figures')
+    .option('--json', 'print one JSON object {rows, sweeps, modelError}', false)
+    .option('--markdown', 'print the tables as markdown (what --update-readme writes)', false)
+    .option('--only <names>', 'run only these groups (comma-separated sweep or table ids, or micro)')
+    .option('--update-readme [file]', 'rewrite the calibration section of the README (default README.md) between its markers')
+    .option('--threads <n>', 'worker threads (default: the machine\'s cores; 1 runs in this thread)', intOption('--threads', 1, 64))
+    .option('--warmup-min <m>', 'override the warm-up minutes of every run (not the calibration setup)', floatOption('--warmup-min', 0))
+    .option('--minutes <m>', 'override the scored minutes of every run (not the calibration setup)', floatOption('--minutes', 1e-9))
+    .option('--seed <n>', 'override the seed of every run', intOption('--seed', 0))
+    .option('--targets <file>', 'a targets file other than evaluator/calibration/targets.json')
+    .action(async (flags: CalibrateFlags) => {
+      if (flags.json && flags.markdown) throw new UsageError('give --json or --markdown, not both');
+      const overridden = flags.only !== undefined || flags.warmupMin !== undefined || flags.minutes !== undefined || flags.seed !== undefined || flags.targets !== undefined;
+      if (flags.updateReadme !== undefined && overridden) {
+        throw new UsageError('--update-readme writes the full calibration: drop --only, --warmup-min, --minutes, --seed and --targets');
+      }
+      const readme = flags.updateReadme === true ? 'README.md' : flags.updateReadme;
+      const readmeText = readme !== undefined ? readText(readme) : undefined;
+      // Check the README's markers before the long run, not after it.
+      if (readme !== undefined) replaceReadmeSection(readmeText!, '', readme);
+      const progress = progressLine(io);
+      const run = await calibrate({
+        targetsFile: flags.targets,
+        only: flags.only,
+        threads: flags.threads,
+        settings: {
+          ...(flags.warmupMin !== undefined ? { warmupMinutes: flags.warmupMin } : {}),
+          ...(flags.minutes !== undefined ? { minutes: flags.minutes } : {}),
+          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+        },
+        onRunDone: (spec, outcome, done, total) =>
+          progress(`calibrate: ${done}/${total} runs: ${spec.workload} ${spec.agents} agents ${spec.split} ${spec.mechanics} (${outcome.wallSeconds.toFixed(1)} s)`),
+      });
+      progress(null);
+      if (readme !== undefined) {
+        writeFileAtomic(readme, replaceReadmeSection(readText(readme), readmeBody(run), readme));
+        io.err(`calibrate: wrote the calibration section of ${readme} (${run.runs} runs, ${run.wallSeconds.toFixed(1)} s wall)\n`);
+      }
+      if (flags.json) io.out(JSON.stringify(reportJson(run.report)) + '\n');
+      else if (flags.markdown) io.out(readmeBody(run));
+      else if (readme === undefined) io.out(formatText(run));
+    });
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read: ${(error as Error).message}`, { file });
+  }
+}
+
+/** Progress on stderr: one line per finished run, rewritten in place on a terminal. */
+function progressLine(io: CliIO): (line: string | null) => void {
+  let drawn = false;
+  return (line) => {
+    if (line === null) {
+      if (drawn && io.errIsTTY) io.err('\r\x1b[K');
+      return;
+    }
+    drawn = true;
+    io.err(io.errIsTTY ? `\r${line}\x1b[K` : `${line}\n`);
+  };
+}
+
+function setupLine(run: CalibrationRun): string {
+  const { setup } = run.targets;
+  const s = run.settings;
+  return (
+    `${setup.nodes} x ${setup.nodeKind}, closed loop, warm-up ${s.warmupMinutes} min, scored minutes ${s.warmupMinutes} to ${s.warmupMinutes + s.minutes}, seed ${s.seed}; ` +
+    `${run.runs} simulation runs in ${run.wallSeconds.toFixed(1)} s wall`
+  );
+}
+
+function modelErrorLine(run: CalibrationRun): string {
+  const me = run.report.modelError;
+  if (!me) return 'iteration-time model error: not reported by the simulator (SimResult.learning absent)';
+  const p = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
+  return (
+    `iteration-time model error over ${me.runs} runs: mean ${p(me.mapePct.mean)} (prefill single ${p(me.mapePct.prefillSingle)}, batch ${p(me.mapePct.prefillBatch)}, decode ${p(me.mapePct.decode)})` +
+    `${me.convergedAtSeconds !== null ? `; converged by ${me.convergedAtSeconds.toFixed(0)} s` : ''}`
+  );
+}
+
+function formatText(run: CalibrationRun): string {
+  const grids = reportGrids(run.report, run.targets);
+  let text = `calibration: ${setupLine(run)}\n`;
+  for (const g of grids) text += `\n${g.title}\n${renderTable(g.rows, g.header)}`;
+  text += `\n${modelErrorLine(run)}\n`;
+  const missed = run.report.rows.filter((r) => r.met === false).length + run.report.sweeps.filter((s) => !s.ok).length;
+  const judged = run.report.rows.filter((r) => r.met !== null).length + run.report.sweeps.length;
+  text += `targets met: ${judged - missed} of ${judged}${missed ? ` (${missed} missed)` : ''}\n`;
+  return text;
+}
+
+function readmeBody(run: CalibrationRun): string {
+  const missed = run.report.rows.filter((r) => r.met === false).length + run.report.sweeps.filter((s) => !s.ok).length;
+  const judged = run.report.rows.filter((r) => r.met !== null).length + run.report.sweeps.length;
+  const head =
+    `Produced by \`npm run calibrate:readme\` (\`autopoiesis calibrate --update-readme\`): ${setupLine(run)}. ` +
+    `Error is (simulated - published) / published. Targets met: ${judged - missed} of ${judged}; ` +
+    `rows marked MISSED do not reach their target. In the sweeps, * marks the simulated best split and † the published one.\n\n`;
+  return head + renderMarkdown(reportGrids(run.report, run.targets)) + `\n${modelErrorLine(run)}.\n`;
+}

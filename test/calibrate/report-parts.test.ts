@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/common/errors.js';
+import { learningOf, README_BEGIN, README_END, replaceReadmeSection, summarizeLearning } from '../../src/calibrate/index.js';
+
+describe('model error from SimResult.learning', () => {
+  it('is null until a result carries the field in the expected shape', () => {
+    expect(learningOf({ metrics: {} })).toBeNull();
+    expect(learningOf({ learning: null })).toBeNull();
+    expect(learningOf({ learning: { mape: 'bad' } })).toBeNull();
+    expect(learningOf({ learning: { mode: 'given', convergedAtSeconds: null, mape: { prefillSingle: null, prefillBatch: null, decode: null, mean: null } } })).toBeNull();
+    expect(summarizeLearning([null, null])).toBeNull();
+  });
+
+  it('averages the errors (percent) of the runs that report one, with the slowest convergence in serving seconds', () => {
+    const a = learningOf({ learning: { mode: 'online', convergedAtSeconds: 40, convergenceSeconds: 40, mape: { prefillSingle: 4, prefillBatch: 6, decode: 2, mean: 5 } } });
+    // An agent setup delays the start of serving: convergence counts serving seconds when the simulator gives them.
+    const b = learningOf({ learning: { convergedAtSeconds: 190, convergenceSeconds: 55, mape: { prefillSingle: 5, prefillBatch: null, decode: 4, mean: 7 } } });
+    const c = learningOf({ learning: { convergedAtSeconds: 30, mape: { prefillSingle: null, prefillBatch: null, decode: null, mean: null } } });
+    expect(a).not.toBeNull();
+    expect(summarizeLearning([a, null, b])).toEqual({
+      runs: 2,
+      mapePct: { prefillSingle: 4.5, prefillBatch: 6, decode: 3, mean: 6 },
+      convergedAtSeconds: 55,
+    });
+    expect(summarizeLearning([c])).toEqual({ runs: 1, mapePct: { prefillSingle: null, prefillBatch: null, decode: null, mean: null }, convergedAtSeconds: 30 });
+  });
+});
+
+describe('README section', () => {
+  it('replaces what lies between the markers and keeps the rest', () => {
+    const text = `# T\n\nbefore\n${README_BEGIN}\nold table\n${README_END}\nafter\n`;
+    const out = replaceReadmeSection(text, 'new table\n');
+    expect(out).toBe(`# T\n\nbefore\n${README_BEGIN}\nnew table\n${README_END}\nafter\n`);
+    expect(replaceReadmeSection(out, 'new table')).toBe(out);
+  });
+
+  it('is an input error without the markers', () => {
+    expect(() => replaceReadmeSection('# no markers\n', 'x', 'R.md')).toThrow(InputError);
+    expect(() => replaceReadmeSection(`${README_END}\n${README_BEGIN}\n`, 'x')).toThrow(/no calibration section/);
+  });
+});
