@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { round } from '../sim/index.js';
 
 /**
  * The online-fitted iteration model's error as the simulator reports it in
@@ -58,7 +59,3 @@ export function summarizeLearning(items: readonly (Learning | null)[]): ModelErr
   };
 }
 
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}

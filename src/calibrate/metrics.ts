@@ -1,4 +1,4 @@
-import type { SimMetrics } from '../sim/index.js';
+import { round, type SimMetrics } from '../sim/index.js';
 import type { RunMetric } from './targets-schema.js';
 
 /** A run metric in the unit CALIBRATION.md uses (percentages as 0..100). */
@@ -45,8 +45,3 @@ export const METRIC_LABELS: Record<RunMetric, { label: string; unit: string }> =
   tpot: { label: 'TPOT mean', unit: 'ms' },
   'prefillQueueWait.p50': { label: 'prefill queue wait median', unit: 's' },
 };
-
-export function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}

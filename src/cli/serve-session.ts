@@ -1,8 +1,9 @@
 import { InputError } from '../common/errors.js';
 import { ControlPlane, type ControlPlaneConfigInput, type CycleOutcome, type CycleProgress, type DeployedPolicy } from '../controlplane/index.js';
 import { computeSegments, DataPlane, readStaged, settleStaged, stagePolicy, type Clock, type PolicyRef, type SlotEvent } from '../dataplane/index.js';
-import { openWorkload, parseMechanics, parseScenario, parseSplit, type Scenario, type SimMetrics } from '../sim/index.js';
+import { openWorkload, parseMechanics, parseScenario, parseSplit, round, type Scenario, type SimMetrics } from '../sim/index.js';
 import { PolicySandbox } from '../sandbox/index.js';
+import type { WorkloadSource } from '../workload/index.js';
 import { parseOrThrow } from '../common/validate.js';
 import { SERVE_SETTINGS_KEY, ServeSettingsSchema, type ServeSettings } from './serve-settings.js';
 
@@ -77,7 +78,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
   const outcomes: CycleOutcome[] = [];
 
   // Everything that can reject a new run's input comes before the database is touched.
-  if (!options.resume) checkServable(options.settings!);
+  const opened = options.resume ? undefined : openServable(options.settings!);
   const controlPlane = await ControlPlane.open({
     dbPath: options.dbPath,
     resume: options.resume,
@@ -141,6 +142,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
       rollbackAfter: settings.rollbackAfter,
       sandbox: { cpuLimitMs: settings.cpuLimitMs, memoryLimitMb: settings.memoryLimitMb },
       onEvent,
+      source: opened,
     });
 
     if (options.resume && controlPlane.resumed) {
@@ -227,11 +229,16 @@ function scenarioOf(settings: ServeSettings): Scenario {
   });
 }
 
-/** The workload opens and the starting policy loads in a sandbox (PolicyFailure, exit 2, otherwise). */
-function checkServable(settings: ServeSettings): void {
+/**
+ * Open the workload (served as is: a trace is read once) after checking the
+ * split, and load the starting policy once in a sandbox: InputError or
+ * PolicyFailure (exit 2) before anything is written.
+ */
+function openServable(settings: ServeSettings): WorkloadSource {
   parseSplit(settings.split, settings.nodes);
-  openWorkload(scenarioOf(settings));
+  const source = openWorkload(scenarioOf(settings));
   PolicySandbox.create(settings.policyCode, { cpuLimitMs: settings.cpuLimitMs, memoryLimitMb: settings.memoryLimitMb, seed: settings.seed }).dispose();
+  return source;
 }
 
 function resumedSettings(controlPlane: ControlPlane, options: ServeSessionOptions): ServeSettings {
@@ -300,11 +307,6 @@ function segmentView(s: { from: number; to: number; throughput: number | null; t
     e2eMean: s.e2eMean === null ? null : round(s.e2eMean, 3),
     split: s.split,
   };
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }
 
 function minutes(seconds: number): string {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { parseOrThrow } from '../common/validate.js';
-import { expandNodeKinds, parseMechanics, parseSplit } from '../sim/index.js';
+import { expandNodeKinds } from '../sim/index.js';
 import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 import { readPolicyFile } from './policy-file.js';
@@ -121,10 +121,8 @@ export function registerServeCommand(program: Command, io: CliIO): void {
 
 function settingsFrom(flags: ServeFlags) {
   if (!flags.workload) throw new UsageError('--workload is required (unless --resume)');
-  // Reject a bad cluster before anything is opened.
-  parseSplit(flags.split, flags.nodes);
+  // The split, mechanics, workload and policy are checked by runServe before the database is opened; this check is here for its flag name.
   expandNodeKinds(flags.nodeKind, flags.nodes, '--node-kind');
-  parseMechanics(flags.mechanics);
   const policy = readPolicyFile(flags.policy ?? join(packageRoot(), 'seeds', 'evolving-infra.js'));
   return parseOrThrow(
     ServeSettingsSchema,

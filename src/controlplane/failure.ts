@@ -1,3 +1,4 @@
+import { oneLine } from '../common/one-line.js';
 import { AutopoiesisError, InfrastructureError, InputError, UsageError } from '../common/errors.js';
 import type { FailureKind } from './types.js';
 
@@ -28,7 +29,3 @@ export function classifyFailure(error: unknown): { kind: FailureKind; retryable:
   return { kind: 'internal', retryable: false, message: `internal error: ${message}` };
 }
 
-export function oneLine(text: string, max = 400): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : line.slice(0, max - 1) + '…';
-}

@@ -4,7 +4,8 @@ import { parseMutatorSpec, type Mutator, type MutationFailureReason } from '../e
 import type { LineageStore, NewCandidate, CandidateRef } from '../store/index.js';
 import type { ControlPlaneConfig } from './config.js';
 import { rolledBackHashes } from './deployments.js';
-import { classifyFailure, CycleFailure, oneLine } from './failure.js';
+import { oneLine } from '../common/one-line.js';
+import { classifyFailure, CycleFailure } from './failure.js';
 import { checkSnapshot, describeSnapshot } from './snapshot-info.js';
 import { buildStarters } from './starters.js';
 import { elitesOf, loadControlState, saveSimSeconds, saveWarmStart, type ControlState } from './state.js';

@@ -9,3 +9,4 @@ export type { MembershipChange } from './membership.js';
 export type { NodeHardware } from './hardware.js';
 export { buildCluster } from './cluster-setup.js';
 export { expandNodeKinds, checkMembership } from './cluster-spec.js';
+export { round } from './stats.js';

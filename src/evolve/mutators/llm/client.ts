@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { oneLine } from '../../../common/one-line.js';
 import { MutationFailed, type MutationFailureReason } from '../errors.js';
 import type { LlmConfig } from './config.js';
 
@@ -111,6 +112,5 @@ function count(value: unknown): number | null {
 }
 
 function preview(value: unknown): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, ' ').trim();
-  return text.length <= 80 ? text : text.slice(0, 79) + '…';
+  return oneLine(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)), 80);
 }

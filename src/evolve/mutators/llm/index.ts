@@ -1,3 +1,4 @@
+import { oneLine } from '../../../common/one-line.js';
 import { MutationFailed, type MutationFailureReason } from '../errors.js';
 import { checkPolicy } from '../policy-shape.js';
 import type { MutationInput, MutationOutput, Mutator } from '../types.js';
@@ -95,6 +96,5 @@ class Tally {
 }
 
 function preview(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= 80 ? line : line.slice(0, 79) + '…';
+  return oneLine(text, 80);
 }
