@@ -67,7 +67,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option('--policy <file.js>', 'the starting policy (default: seeds/evolving-infra.js)')
     .option('--db <file>', 'lineage database', 'runs/live.db')
     .option('--staging <dir>', 'where winners are staged for the data plane', 'policies/staging')
-    .option('--rollback-after <k>', 'failed calls in a row before a new policy is rolled back', intOption('--rollback-after', 1, 1000), 3)
+    .option('--rollback-after <k>', 'failed reschedule attempts in a row (a monitoring call and the plan it asks for) before a new policy is rolled back', intOption('--rollback-after', 1, 1000), 3)
     .option('--cpu-limit-ms <ms>', 'CPU limit per policy call', intOption('--cpu-limit-ms', 1, 60_000), 100)
     .option('--base-url <url>', 'llm mutator: OpenAI-compatible endpoint (or OPENAI_BASE_URL)')
     .option('--api-key <key>', 'llm mutator: API key (or OPENAI_API_KEY)')

@@ -18,7 +18,7 @@ export interface DataPlaneOptions {
   frozen?: boolean;
   /** Minutes of history the ring keeps for snapshots (default 30). */
   ringMinutes?: number;
-  /** Failed calls in a row of a newly deployed policy before the previous one is restored (default 3). */
+  /** Failed reschedule attempts in a row of a newly deployed policy before the previous one is restored (default 3; see PolicySlotOptions). */
   rollbackAfter?: number;
   /** Limits of each policy's sandbox (CPU per call, memory). */
   sandbox?: Omit<SandboxOptions, 'seed' | 'name'>;

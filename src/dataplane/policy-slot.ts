@@ -61,7 +61,12 @@ export interface PolicySlotOptions {
   sandbox?: Omit<SandboxOptions, 'seed' | 'name'>;
   /** Seeds Math.random in every policy's isolate (the run's seed). */
   seed: number;
-  /** Consecutive failed calls of a newly deployed policy before the previous one is restored (default 3). */
+  /**
+   * Failed reschedule attempts in a row of a newly deployed policy before the
+   * previous one is restored (default 3). An attempt is one monitoring call
+   * and, when it answers true, the schedule call it asks for: it fails when
+   * either call fails.
+   */
   rollbackAfter?: number;
   onEvent?: (event: SlotEvent) => void;
 }
@@ -88,15 +93,20 @@ interface Loaded {
  * - At the next shouldReschedule call (the next monitoring step) the pending
  *   policy becomes the deployed one; the one it replaces is kept, alive, as
  *   the previous.
- * - A deployed policy that fails `rollbackAfter` calls in a row while a
- *   previous one is kept is removed and the previous restored (its isolate
- *   and globals as they were). The failed call's answer is still a failure:
- *   the simulator keeps its last good plan, as for any failure.
+ * - A deployed policy that fails `rollbackAfter` reschedule attempts in a
+ *   row while a previous one is kept is removed and the previous restored
+ *   (its isolate and globals as they were). An attempt succeeds only when
+ *   the whole of it does: a shouldReschedule that answers true does not
+ *   clear the count until the schedule it asks for succeeds too, so a policy
+ *   whose schedule always throws is rolled back. The failed call's answer is
+ *   still a failure: the simulator keeps its last good plan, as for any
+ *   failure.
  */
 export class PolicySlot implements PolicyHook {
   private deployedP: Loaded;
   private previous: Loaded | null = null;
   private pendingP: Loaded | null = null;
+  /** Failed reschedule attempts in a row of the deployed policy. */
   private consecutive = 0;
   private failureCount = 0;
   private rollbackCount = 0;
@@ -184,11 +194,17 @@ export class PolicySlot implements PolicyHook {
 
   shouldReschedule(ctx: PolicyCtx): PolicyAnswer<boolean> {
     if (this.pendingP) this.swap(ctx.now);
-    return this.track(this.deployedP.hook.shouldReschedule(ctx), ctx.now);
+    const answer = this.deployedP.hook.shouldReschedule(ctx);
+    if (answer.ok && answer.value) {
+      // The attempt is not over: it succeeds or fails with the plan it asks for.
+      this.countCall(answer);
+      return answer;
+    }
+    return this.endAttempt(answer, ctx.now);
   }
 
   schedule(ctx: PolicyCtx): PolicyAnswer<{ roles: Role[] }> {
-    return this.track(this.deployedP.hook.schedule(ctx), ctx.now);
+    return this.endAttempt(this.deployedP.hook.schedule(ctx), ctx.now);
   }
 
   /** Free every isolate. The slot cannot be called afterwards. */
@@ -247,13 +263,19 @@ export class PolicySlot implements PolicyHook {
     });
   }
 
-  private track<T>(answer: PolicyAnswer<T>, at: number): PolicyAnswer<T> {
+  private countCall<T>(answer: PolicyAnswer<T>): void {
+    if (answer.ok) return;
+    this.failureCount++;
+    this.failuresByKind.set(answer.failure.kind, (this.failuresByKind.get(answer.failure.kind) ?? 0) + 1);
+  }
+
+  /** The last call of a reschedule attempt: the attempt succeeded or failed with it. */
+  private endAttempt<T>(answer: PolicyAnswer<T>, at: number): PolicyAnswer<T> {
+    this.countCall(answer);
     if (answer.ok) {
       this.consecutive = 0;
       return answer;
     }
-    this.failureCount++;
-    this.failuresByKind.set(answer.failure.kind, (this.failuresByKind.get(answer.failure.kind) ?? 0) + 1);
     this.consecutive++;
     if (this.consecutive >= this.rollbackAfter && this.previous) this.rollback(at, answer.failure);
     return answer;
@@ -272,7 +294,7 @@ export class PolicySlot implements PolicyHook {
       at,
       ...failed.ref,
       restored: restored.ref,
-      reason: `${this.rollbackAfter} failed calls in a row; the last: ${last.kind}: ${last.message}`,
+      reason: `${this.rollbackAfter} failed reschedule attempts in a row; the last: ${last.kind}: ${last.message}`,
     });
   }
 

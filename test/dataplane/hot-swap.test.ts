@@ -118,13 +118,61 @@ describe('hot swap', () => {
         candidateId: 7,
         restored: { name: 'static-4p5d', candidateId: null },
       });
-      expect((plane.events[1] as { reason: string }).reason).toMatch(/3 failed calls in a row.*throw.*broken at/);
+      expect((plane.events[1] as { reason: string }).reason).toMatch(/3 failed reschedule attempts in a row.*throw.*broken at/);
       // The restored policy serves again without failures.
       stepUntil(plane, 200);
       expect(plane.status().policyFailures).toBe(3);
       const result = plane.finish();
       expect(result.segments.map((s) => s.policy.name)).toEqual(['static-4p5d', 'breaks-later', 'static-4p5d']);
       expect(result.sim.policy.failures).toEqual([expect.objectContaining({ kind: 'throw', count: 3 })]);
+    } finally {
+      plane.dispose();
+    }
+  });
+
+  it('rolls back a policy whose shouldReschedule succeeds but whose schedule fails, K attempts in a row', () => {
+    const dir = staging();
+    const plane = makePlane(smallScenario(), seed('static-4p5d'), { stagingDir: dir, rollbackAfter: 3 });
+    try {
+      stepUntil(plane, 60);
+      const stagedAt = plane.simSeconds;
+      // Always asks to reschedule; its schedule answers once (in the deployed instance), then throws every time.
+      const code = `let plans = 0;
+function shouldReschedule(ctx) { return true; }
+function schedule(ctx) { if (plans++ > 0) throw new Error('schedule broken, call ' + plans); return { roles: ctx.plan.roles }; }`;
+      stagePolicy(dir, { name: 'schedule-breaks', code, candidateId: 8 });
+      plane.step(); // deployed at stagedAt + 5: its first schedule succeeds
+      expect(plane.status()).toMatchObject({ deployed: { name: 'schedule-breaks' }, policyFailures: 0 });
+      plane.step();
+      plane.step();
+      expect(plane.status()).toMatchObject({ deployed: { name: 'schedule-breaks' }, policyFailures: 2, rollbacks: 0 });
+      plane.step();
+      expect(plane.status()).toMatchObject({ deployed: { name: 'static-4p5d' }, policyFailures: 3, rollbacks: 1 });
+      expect(plane.events.map((e) => e.type)).toEqual(['deploy', 'rollback']);
+      expect(plane.events[1]).toMatchObject({ type: 'rollback', at: stagedAt + 20, name: 'schedule-breaks', candidateId: 8 });
+      expect((plane.events[1] as { reason: string }).reason).toMatch(/3 failed reschedule attempts in a row.*throw.*schedule broken/);
+      stepUntil(plane, 200);
+      expect(plane.status().policyFailures).toBe(3);
+    } finally {
+      plane.dispose();
+    }
+  });
+
+  it('a failure between successful attempts does not add up to a rollback', () => {
+    const dir = staging();
+    const plane = makePlane(smallScenario(), seed('static-4p5d'), { stagingDir: dir, rollbackAfter: 2 });
+    try {
+      stepUntil(plane, 60);
+      // Every other monitoring call: asks to reschedule and its schedule throws; in between, a clean "no".
+      const code = `let calls = 0;
+function shouldReschedule(ctx) { calls++; return calls % 2 === 0; }
+function schedule(ctx) { if (calls > 1) throw new Error('no plan'); return { roles: ctx.plan.roles }; }`;
+      stagePolicy(dir, { name: 'every-other', code, candidateId: 9 });
+      stepUntil(plane, 200);
+      const status = plane.status();
+      expect(status.deployed.name).toBe('every-other');
+      expect(status.rollbacks).toBe(0);
+      expect(status.policyFailures).toBeGreaterThan(10);
     } finally {
       plane.dispose();
     }
