@@ -75,14 +75,16 @@ export class PolicySandbox {
   static create(source: string, options: SandboxOptions = {}): PolicySandbox {
     const limits = resolveSandboxOptions(options);
     const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
+    let context: ivm.Context | undefined;
+    let dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw> | undefined;
     try {
-      const context = isolate.createContextSync();
-      const dispatcher = installPrelude(isolate, context, limits);
+      context = hold(isolate.createContextSync());
+      const dispatch = (dispatcher = hold(installPrelude(isolate, context, limits)));
       const proc0 = processCpuMark();
       const cpu0 = isolate.cpuTime;
       loadPolicy(isolate, context, source, limits);
       const bound = runGuarded(isolate, limits, 'load', () =>
-        dispatcher.applySync(undefined, [DispatchOp.Bind, null], {
+        dispatch.applySync(undefined, [DispatchOp.Bind, null], {
           arguments: { copy: true },
           result: { copy: true },
           timeout: limits.wallLimitMs,
@@ -93,8 +95,11 @@ export class PolicySandbox {
       if (loadCpuMs > limits.cpuLimitMs && processCpuMsSince(proc0) > limits.cpuLimitMs) {
         throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
       }
-      return new PolicySandbox(limits, isolate, context, dispatcher, loadCpuMs);
+      return new PolicySandbox(limits, isolate, context, dispatch, loadCpuMs);
     } catch (error) {
+      // As in dispose(): handles left to the garbage collector can abort the process.
+      releaseQuietly(dispatcher);
+      releaseQuietly(context);
       if (!isolate.isDisposed) isolate.dispose();
       throw error;
     }
@@ -166,16 +171,8 @@ export class PolicySandbox {
   }
 
   private releaseHandles(): void {
-    try {
-      this.dispatcher.release();
-    } catch {
-      // already released with its isolate
-    }
-    try {
-      this.context.release();
-    } catch {
-      // already released with its isolate
-    }
+    releaseQuietly(this.dispatcher);
+    releaseQuietly(this.context);
   }
 
   private call(
@@ -255,18 +252,64 @@ function installPrelude(
   const rng = Rng.derive(limits.seed, 'sandbox:Math.random');
   const words = [rng.nextUint32(), rng.nextUint32(), rng.nextUint32(), rng.nextUint32()];
   const prelude = isolate.compileScriptSync(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME });
-  const setup = prelude.runSync(context, { reference: true, timeout: limits.wallLimitMs });
-  prelude.release();
-  const dispatcher = setup.applySync(undefined, [...words, limits.maxPlanBytes], {
-    arguments: { copy: true },
-    result: { reference: true },
-    timeout: limits.wallLimitMs,
-  }) as ivm.Reference<(op: number, ctx: unknown) => Raw>;
-  setup.release();
-  const stdlib = isolate.compileScriptSync(STDLIB_INSTALL_SOURCE, { filename: STDLIB_FILENAME });
-  stdlib.runSync(context, { timeout: limits.wallLimitMs });
-  stdlib.release();
+  let setup: ivm.Reference<unknown> | undefined;
+  try {
+    setup = prelude.runSync(context, { reference: true, timeout: limits.wallLimitMs }) as ivm.Reference<unknown>;
+  } finally {
+    releaseQuietly(prelude);
+  }
+  let dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>;
+  try {
+    dispatcher = setup.applySync(undefined, [...words, limits.maxPlanBytes], {
+      arguments: { copy: true },
+      result: { reference: true },
+      timeout: limits.wallLimitMs,
+    }) as ivm.Reference<(op: number, ctx: unknown) => Raw>;
+  } finally {
+    releaseQuietly(setup);
+  }
+  try {
+    const stdlib = isolate.compileScriptSync(STDLIB_INSTALL_SOURCE, { filename: STDLIB_FILENAME });
+    try {
+      stdlib.runSync(context, { timeout: limits.wallLimitMs });
+    } finally {
+      releaseQuietly(stdlib);
+    }
+  } catch (error) {
+    releaseQuietly(dispatcher);
+    throw error;
+  }
   return dispatcher;
+}
+
+/**
+ * The context and dispatcher handles sandboxes hold and have not released
+ * yet: every one a dispose() or a failed create() must give back. A count,
+ * not a list, so that a leak stays visible without keeping the handle alive.
+ */
+const held = new WeakSet<object>();
+let heldCount = 0;
+
+/** Context and dispatcher handles currently held by sandboxes (2 per live sandbox, 0 when all are disposed). */
+export function heldSandboxHandles(): number {
+  return heldCount;
+}
+
+function hold<T extends object>(handle: T): T {
+  held.add(handle);
+  heldCount++;
+  return handle;
+}
+
+/** Release a host-side handle; one already gone with its isolate is fine. */
+function releaseQuietly(handle: { release(): void } | undefined): void {
+  if (handle === undefined) return;
+  if (held.delete(handle)) heldCount--;
+  try {
+    handle.release();
+  } catch {
+    // already released with its isolate
+  }
 }
 
 function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, limits: SandboxLimits): void {
@@ -283,7 +326,7 @@ function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, 
     if (error instanceof PolicyFailure) throw error;
     throw new PolicyFailure('compile', 'load', `the policy's top level threw while loading: ${errorText(error)}`);
   } finally {
-    if (!isolate.isDisposed) script.release();
+    releaseQuietly(script);
   }
 }
 
