@@ -16,11 +16,12 @@ const ALLOWED: Record<string, string[]> = {
   sim: ['workload', 'policy', 'common'],
   evaluate: ['sim', 'sandbox', 'workload', 'policy', 'common'],
   calibrate: ['sim', 'workload', 'policy', 'common'],
+  scenario: ['evaluate', 'sim', 'workload', 'policy', 'common'],
   store: ['common'],
   evolve: ['evaluate', 'sandbox', 'policy', 'store', 'common'],
   dataplane: ['evaluate', 'sim', 'sandbox', 'workload', 'policy', 'common'],
   controlplane: ['evolve', 'evaluate', 'dataplane', 'sandbox', 'store', 'workload', 'policy', 'common'],
-  cli: ['controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
+  cli: ['controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'scenario', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
 };
 
 function files(dir: string): string[] {

@@ -1,6 +1,18 @@
 /** The cluster simulator's public surface (design section 3). */
 export { Simulator, type SimOptions, type SimResult, type PolicyStats } from './simulator.js';
-export { runScenario, createSimulator, parseScenario, openWorkload, ScenarioSchema, type Scenario, type ScenarioInput, type RunOptions } from './scenario.js';
+export {
+  runScenario,
+  createSimulator,
+  parseScenario,
+  openWorkload,
+  ScenarioSchema,
+  RunConfigSchema,
+  type Scenario,
+  type ScenarioInput,
+  type RunConfig,
+  type RunConfigInput,
+  type RunOptions,
+} from './scenario.js';
 export { parseMechanics, MechanicsSchema, MECHANICS_PRESETS, type Mechanics, type MechanicsPresetName } from './mechanics.js';
 export { parseSplit, formatSplit, rolesFor, type Role } from './split.js';
 export { plainPolicy, type PolicyHook, type PolicyAnswer, type PolicyCtx } from './policy-hook.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { parseOrThrow } from '../common/validate.js';
-import { createPresetSource, createTraceSource, loadWorkloadPreset, readTrace } from '../workload/index.js';
+import { burstSchema, createPresetSource, createTraceSource, loadWorkloadPreset, readTrace } from '../workload/index.js';
 import type { WorkloadSource } from '../workload/types.js';
 import { buildCluster } from './cluster-setup.js';
 import { checkMembership, expandNodeKinds } from './cluster-spec.js';
@@ -10,7 +10,12 @@ import type { PolicyHook } from './policy-hook.js';
 import { Simulator, type SimResult } from './simulator.js';
 import { parseSplit } from './split.js';
 
-/** Everything that defines a simulation run; `--json` output echoes it as `config`. */
+/**
+ * Everything that defines a simulation run; `--json` output echoes it as `config`.
+ * Also exported as `RunConfigSchema`/`RunConfig`: a scenario *file*
+ * (evaluator/scenarios, src/scenario) is a different, larger thing that
+ * resolves to one of these.
+ */
 export const ScenarioSchema = z.strictObject({
   /** A preset name (evaluator/workloads) or a trace file (.jsonl). */
   workload: z.string().min(1),
@@ -18,6 +23,8 @@ export const ScenarioSchema = z.strictObject({
   agents: z.number().int().positive().optional(),
   /** Open-loop agent arrivals per second (presets), instead of a closed loop. */
   arrivalRate: z.number().positive().optional(),
+  /** Presets: synchronised sub-agent bursts (workload/bursts.ts); absent = the preset's own (usually off). */
+  bursts: burstSchema.optional(),
   nodes: z.number().int().min(2).max(31).default(9),
   /** Node kind per node, or one kind for all. */
   nodeKinds: z.union([z.string(), z.array(z.string()).min(1)]).default('gb300'),
@@ -35,6 +42,10 @@ export const ScenarioSchema = z.strictObject({
 });
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
 export type Scenario = z.output<typeof ScenarioSchema>;
+/** The same schema under the name that does not clash with scenario files. */
+export const RunConfigSchema = ScenarioSchema;
+export type RunConfigInput = ScenarioInput;
+export type RunConfig = Scenario;
 
 export function parseScenario(input: unknown): Scenario {
   const scenario = parseOrThrow(ScenarioSchema, input);
@@ -44,13 +55,13 @@ export function parseScenario(input: unknown): Scenario {
 }
 
 /** A workload source for a preset name or a trace file path. */
-export function openWorkload(scenario: Pick<Scenario, 'workload' | 'agents' | 'arrivalRate' | 'seed' | 'timeScale'>): WorkloadSource {
+export function openWorkload(scenario: Pick<Scenario, 'workload' | 'agents' | 'arrivalRate' | 'seed' | 'timeScale'> & { bursts?: Scenario['bursts'] }): WorkloadSource {
   const spec = scenario.workload;
   if (spec.endsWith('.jsonl') || (spec.includes('/') && existsSync(spec) && !spec.endsWith('.json'))) {
     return createTraceSource(readTrace(spec), { timeScale: scenario.timeScale });
   }
   const preset = loadWorkloadPreset(spec);
-  return createPresetSource(preset, { seed: scenario.seed, agents: scenario.agents, arrivalRate: scenario.arrivalRate });
+  return createPresetSource(preset, { seed: scenario.seed, agents: scenario.agents, arrivalRate: scenario.arrivalRate, ...(scenario.bursts ? { bursts: scenario.bursts } : {}) });
 }
 
 export interface RunOptions {

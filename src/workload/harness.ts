@@ -1,6 +1,7 @@
 import { SimulationInvariantError } from '../common/errors.js';
 import { Rng } from '../common/rng.js';
 import { appendTokens, BLOCK_TOKENS, copyContext, type BlockIdCursor, type BlockIdPool, type Context } from './blocks.js';
+import { burstRelease, subagentDraw, type BurstSpec } from './bursts.js';
 import { sample, sampleInt, type Dist } from './dist.js';
 import type { AgentKind } from './preset-schema.js';
 import type { SharedPrefixes } from './shared-prefixes.js';
@@ -14,8 +15,11 @@ export interface HarnessObserver {
   /** `replaces`: the agent whose end started this one (closed loop). */
   agent(agent: number, branch: number, kind: string, t: number, replaces?: number): void;
   branch(type: 'fork' | 'subagent', branch: number, parent: number, agent: number, t: number): void;
-  /** `after`: requests whose completion released this one; `wait`: seconds after the last of them. */
-  request(request: SimRequest, t: number, after: readonly number[], wait: number): void;
+  /**
+   * `after`: requests whose completion released this one; `wait`: seconds after the last of them
+   * (after the next multiple of `sync` seconds, when set: a burst, see bursts.ts).
+   */
+  request(request: SimRequest, t: number, after: readonly number[], wait: number, sync?: number): void;
   compact(branch: number, version: number, t: number): void;
   end(branch: number, lastRequest: number, t: number): void;
 }
@@ -84,6 +88,8 @@ export class Harness {
     private readonly prefixes: SharedPrefixes,
     private readonly onAgentDone: (agent: number, now: number, out: WorkloadEvent[]) => void,
     private readonly observer?: HarnessObserver,
+    /** Synchronised sub-agent bursts; undefined = off (bursts.ts). */
+    private readonly bursts?: BurstSpec,
   ) {}
 
   /** Number the next agent will get (for choosing its kind before it starts). */
@@ -114,7 +120,7 @@ export class Harness {
     if (compacted) this.compact(b, now);
     if (b.callsLeft === 0) return this.endBranch(b, now, out);
     if (!compacted) {
-      if (b.role === 'root' && kind.subagents && b.rng.chance(kind.subagents.probability)) return this.launchSubagents(b, now, out);
+      if (b.role === 'root' && kind.subagents && b.rng.chance(subagentDraw(kind.subagents, this.bursts).probability)) return this.launchSubagents(b, now, out);
       if (b.role !== 'fork' && kind.forks && b.rng.chance(kind.forks.probability)) this.fork(b, now, out);
       this.append(b, sampleInt(b.rng, kind.toolResultTokens), true);
     }
@@ -182,7 +188,7 @@ export class Harness {
     this.call(b, now + wait, after, wait, out);
   }
 
-  private call(b: Branch, at: number, after: number[], wait: number, out: WorkloadEvent[]): void {
+  private call(b: Branch, at: number, after: number[], wait: number, out: WorkloadEvent[], sync?: number): void {
     const kind = b.agent.kind;
     const input = b.ctx.tokens;
     const prefix = b.ctx.blocks.length;
@@ -212,7 +218,7 @@ export class Harness {
     b.callsLeft--;
     b.lastRequest = request.id;
     this.inflight.set(request.id, b);
-    this.observer?.request(request, at, after, wait);
+    this.observer?.request(request, at, after, wait, sync);
     out.push({ kind: 'request', at, request });
   }
 
@@ -242,7 +248,7 @@ export class Harness {
   /** Sub-agents start from the system prompt only; the parent is parked until all have ended. */
   private launchSubagents(b: Branch, now: number, out: WorkloadEvent[]): void {
     const s = b.agent.kind.subagents!;
-    const n = sampleInt(b.rng, s.count, 1);
+    const n = sampleInt(b.rng, subagentDraw(s, this.bursts).count, 1);
     b.waitingOn = n;
     const system = this.prefixes.system(b.agent.kindName, b.agent.kind);
     for (let i = 0; i < n; i++) {
@@ -251,8 +257,16 @@ export class Harness {
       this.observer?.branch('subagent', child.id, b.id, b.agent.id, now);
       appendTokens(child.ctx, sampleInt(child.rng, s.promptTokens), child.ids);
       this.markBase(child);
-      this.next(child, now, [b.lastRequest], out);
+      if (this.bursts) this.holdForBurst(child, now, [b.lastRequest], out, this.bursts);
+      else this.next(child, now, [b.lastRequest], out);
     }
+  }
+
+  /** A sub-agent's first call waits for the next burst instant instead of a tool pause. */
+  private holdForBurst(child: Branch, now: number, after: number[], out: WorkloadEvent[], bursts: BurstSpec): void {
+    if (child.ctx.tokens >= child.compactAt) child.compacting = true;
+    const release = burstRelease(bursts, now, child.rng);
+    this.call(child, release.at, after, release.wait, out, bursts.periodSeconds);
   }
 
   private endBranch(b: Branch, now: number, out: WorkloadEvent[]): void {

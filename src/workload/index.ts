@@ -2,6 +2,7 @@
 export type { SimRequest, WorkloadEvent, WorkloadSource } from './types.js';
 export { BLOCK_TOKENS, encodeBlocks, expandBlocks, countBlocks, type EncodedBlocks } from './blocks.js';
 export type { Dist } from './dist.js';
+export { burstSchema, nextBurstAt, type BurstSpec, type BurstSpecInput } from './bursts.js';
 export type { AgentKind, WorkloadPreset } from './preset-schema.js';
 export { loadWorkloadPreset, listWorkloadPresets } from './presets.js';
 export { createPresetSource, type PresetSourceOptions } from './preset-source.js';

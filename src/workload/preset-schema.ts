@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { burstSchema, type BurstSpec } from './bursts.js';
 import { distSchema } from './dist.js';
 
 /**
@@ -129,6 +130,8 @@ export const presetFileSchema = z.strictObject({
   /** Kind weights when there is more than one kind and no phases. */
   mix: mixSchema.optional(),
   phases: z.array(phaseSchema).min(1).optional(),
+  /** Synchronised sub-agent bursts (bursts.ts); absent: off. */
+  bursts: burstSchema.optional(),
   /**
    * Field path (e.g. `kinds.cc.pauseSeconds`) -> why the value is what it
    * is: the published fact it reproduces, or that it is an assumption fitted
@@ -151,6 +154,8 @@ export interface WorkloadPreset {
   kinds: Record<string, AgentKind>;
   /** Always at least one phase; a single-kind preset has one phase of weight 1. */
   phases: Phase[];
+  /** Synchronised sub-agent bursts; undefined: off. */
+  bursts?: BurstSpec;
   /** Where it was loaded from. */
   file: string;
 }

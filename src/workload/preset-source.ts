@@ -1,6 +1,7 @@
 import { UsageError } from '../common/errors.js';
 import { Rng } from '../common/rng.js';
 import { BlockIdPool } from './blocks.js';
+import type { BurstSpec } from './bursts.js';
 import { Harness, type HarnessObserver } from './harness.js';
 import { makeKindPicker } from './kind-picker.js';
 import type { LoopSpec, WorkloadPreset } from './preset-schema.js';
@@ -15,6 +16,8 @@ export interface PresetSourceOptions {
   arrivalRate?: number;
   /** Sees every harness decision; used to record traces. */
   observer?: HarnessObserver;
+  /** Synchronised sub-agent bursts (overrides the preset's; null = off). Default: the preset's, usually off. */
+  bursts?: BurstSpec | null;
 }
 
 /**
@@ -38,7 +41,8 @@ export function createPresetSource(preset: WorkloadPreset, options: PresetSource
   };
   // One id pool for shared prefixes and branches: block ids are unique across both.
   const pool = new BlockIdPool();
-  const harness = new Harness(seed, preset.kinds, pool, new SharedPrefixes(seed, pool), onAgentDone, options.observer);
+  const bursts = options.bursts === undefined ? preset.bursts : (options.bursts ?? undefined);
+  const harness = new Harness(seed, preset.kinds, pool, new SharedPrefixes(seed, pool), onAgentDone, options.observer, bursts);
 
   return {
     name: preset.name,

@@ -77,7 +77,7 @@ function loadResolved(file: string, stack: string[]): WorkloadPreset {
     }
   }
   const phases = resolvePhases(raw.phases, raw.mix, kinds, file);
-  return { name: raw.name, description: raw.description, model: raw.model, loop: raw.loop, kinds, phases, file };
+  return { name: raw.name, description: raw.description, model: raw.model, loop: raw.loop, kinds, phases, ...(raw.bursts ? { bursts: raw.bursts } : {}), file };
 }
 
 function referencedFile(nameOrPath: string, file: string, field: string): string {

@@ -1,5 +1,6 @@
 import { UsageError } from '../common/errors.js';
 import { encodeBlocks } from './blocks.js';
+import type { BurstSpec } from './bursts.js';
 import type { HarnessObserver } from './harness.js';
 import { NOMINAL_BASE_SECONDS, NOMINAL_SECONDS_PER_OUTPUT_TOKEN, runNominal } from './nominal.js';
 import type { WorkloadPreset } from './preset-schema.js';
@@ -14,6 +15,8 @@ export interface GenerateTraceOptions {
   agents?: number;
   /** Open loop at this many new agents per second instead. */
   arrivalRate?: number;
+  /** Synchronised sub-agent bursts (overrides the preset's; null = off). */
+  bursts?: BurstSpec | null;
 }
 
 /**
@@ -30,6 +33,7 @@ export function generateTrace(preset: WorkloadPreset, options: GenerateTraceOpti
     seed: options.seed,
     agents: options.agents,
     arrivalRate: options.arrivalRate,
+    bursts: options.bursts,
     observer: recorder(recorded),
   });
   runNominal(source, horizon);
@@ -55,7 +59,7 @@ function recorder(out: TraceEvent[]): HarnessObserver {
   return {
     agent: (agent, branch, kind, t, replaces) => out.push(replaces === undefined ? { type: 'agent', agent, branch, kind, t } : { type: 'agent', agent, branch, kind, replaces, t }),
     branch: (type, branch, parent, agent, t) => out.push({ type, branch, parent, agent, t }),
-    request: (r, t, after, wait) =>
+    request: (r, t, after, wait, sync) =>
       out.push({
         type: 'request',
         id: r.id,
@@ -69,6 +73,8 @@ function recorder(out: TraceEvent[]): HarnessObserver {
         output: r.outputTokens,
         blocks: encodeBlocks(r.blocks),
         produced: encodeBlocks(r.producedBlocks),
+        // Only burst-held calls carry it, so traces without bursts are unchanged.
+        ...(sync !== undefined ? { sync } : {}),
       }),
     compact: (branch, version, t) => out.push({ type: 'compact', branch, version, t }),
     end: (branch, lastRequest, t) => out.push({ type: 'end', branch, after: lastRequest, t }),

@@ -58,6 +58,12 @@ export const requestLineSchema = z.strictObject({
   after: z.array(id).default([]),
   /** Seconds after the last of `after` completes (tool time). */
   wait: time.default(0),
+  /**
+   * A burst-held call (workload/bursts.ts): released `wait` seconds after the
+   * first multiple of `sync` seconds at or after the last of `after`
+   * completes, so bursts stay aligned to the replay's own clock.
+   */
+  sync: z.number().positive().finite().optional(),
   input: id,
   output: z.number().int().positive(),
   blocks: blockList.default([]),

@@ -1,5 +1,6 @@
 import { InputError, SimulationInvariantError } from '../common/errors.js';
 import { expandBlocks } from './blocks.js';
+import { nextBurstAt } from './bursts.js';
 import type { RequestLine, Trace } from './trace-schema.js';
 import type { WorkloadEvent, WorkloadSource } from './types.js';
 
@@ -95,7 +96,7 @@ export function createTraceSource(trace: Trace, options: TraceSourceOptions = {}
       const out: WorkloadEvent[] = [];
       for (const d of plan.dependents[index] ?? []) {
         // Completions arrive in time order, so the last one to finish is this one.
-        if (--remaining[d]! === 0) emit(d, now + requests[d]!.wait * scale, out);
+        if (--remaining[d]! === 0) emit(d, releaseAt(requests[d]!, now, scale), out);
       }
       for (const branch of plan.endsAfter.get(index) ?? []) {
         out.push({ kind: 'branch-end', at: now, branch });
@@ -114,6 +115,12 @@ export function createTraceSource(trace: Trace, options: TraceSourceOptions = {}
       return out;
     },
   };
+}
+
+/** When a request whose dependencies completed at `now` arrives: after its tool wait, or after the next burst instant and its jitter. */
+function releaseAt(r: RequestLine, now: number, scale: number): number {
+  const from = r.sync !== undefined ? nextBurstAt(now, r.sync * scale) : now;
+  return from + r.wait * scale;
 }
 
 interface ReplayPlan {
