@@ -1,13 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../common/errors.js';
 import { parseSchedCost } from '../evaluate/index.js';
 import { buildMutator, loadSeeds, type SeedPolicy } from '../evolve/engine/index.js';
 import type { Mutator } from '../evolve/mutators/index.js';
-import { codeHash, openLineageStore, type CycleRecord, type DeploymentRecord, type JsonValue, type LineageStore } from '../store/index.js';
+import { openLineageStore, type CycleRecord, type DeploymentRecord, type JsonValue, type LineageStore } from '../store/index.js';
 import { resolveControlPlaneConfig, type ControlPlaneConfig, type ControlPlaneConfigInput } from './config.js';
-import { recordDeployment, recordRollback, type DeploymentInput, type RollbackInput } from './deployments.js';
+import { recordDeployment, recordRollback, registerPolicy, type DeploymentInput, type PolicyOrigin, type RollbackInput } from './deployments.js';
 import { classifyFailure } from './failure.js';
 import { executeCycle } from './run-cycle.js';
+import { nextDelayMs, pause, wallClock } from './loop-timing.js';
 import { loadControlState, saveSimSeconds, simSecondsReached, type ControlState, type WarmElite } from './state.js';
 import type { CycleOutcome, CycleProgress, DeployedProvider, SimClock, SnapshotProvider, Stager } from './types.js';
 
@@ -20,6 +20,13 @@ export interface ControlPlaneOptions {
   resume?: boolean;
   /** A new run: the settings (defaults for the rest). On resume: replaces the stored settings when given. */
   config?: ControlPlaneConfigInput;
+  /**
+   * A new run only: written in the same transaction as the run itself, so a
+   * process killed while starting leaves either nothing or a run that can be
+   * resumed. `state`: the caller's settings (see saveSettings); `policy`: the
+   * starting policy, registered and deployed at simulated time 0.
+   */
+  start?: { state?: Record<string, JsonValue>; policy?: { name: string; code: string; reason?: string } };
   /** The data plane's recorded window, as a Snapshot (may be async, may throw). */
   snapshot: SnapshotProvider;
   /** The policy serving now. */
@@ -98,7 +105,16 @@ export class ControlPlane {
       try {
         // The API key stays out of the file (a resumed run reads it from the environment again).
         const { apiKey: _key, ...llm } = config.llm;
-        const runId = store.createRun({ name: null, config: { mode: SERVE_MODE, ...config, llm }, seed: config.seed });
+        const start = options.start;
+        const runId = store.transaction(() => {
+          const id = store.createRun({ name: null, config: { mode: SERVE_MODE, ...config, llm }, seed: config.seed });
+          if (start?.state) store.saveRunState(id, start.state);
+          if (start?.policy) {
+            const candidateId = registerPolicy(store, id, 0, start.policy, 'deployed');
+            recordDeployment(store, id, { candidateId, at: 0, reason: start.policy.reason ?? 'starting policy' });
+          }
+          return id;
+        });
         const state: ControlState = { nextIteration: 0, warmStart: [] };
         return new ControlPlane(store, runId, config, mutator, seeds, state, options, options.clock ?? wallClock(0), null);
       } catch (error) {
@@ -173,26 +189,18 @@ export class ControlPlane {
   }
 
   /**
-   * Make a policy a candidate row of the run (mutator 'deployed', status
-   * 'rejected' with failure kind 'unscored': it has no snapshot to be scored
-   * on yet), so that deployments can name it. A policy whose code (up to
+   * Make a policy a candidate row of the run, so that deployments can name
+   * it (see registerPolicy in deployments.ts): 'deployed' for a starting
+   * policy, 'external' for one staged by hand. A policy whose code (up to
    * whitespace) already has a row in the run gets that row's id.
    */
-  registerPolicy(policy: { name: string; code: string }): number {
-    const existing = this.store.findByCodeHash(this.runId, codeHash(policy.code));
-    if (existing) return existing.id;
-    return this.store.insertCandidate({
-      run: this.runId,
-      iteration: Math.max(0, this.state.nextIteration - 1),
-      cycle: null,
-      island: 0,
-      mutator: 'deployed',
-      editSummary: `policy ${policy.name}, deployed as given`,
-      code: policy.code,
-      status: 'rejected',
-      failureKind: 'unscored',
-      failureMessage: "registered as a deployed policy before any snapshot; each cycle scores it on its snapshot (rows of mutator 'deployed' whose parent is this one)",
-    });
+  registerPolicy(policy: { name: string; code: string }, origin: PolicyOrigin = 'deployed'): number {
+    return registerPolicy(this.store, this.runId, this.state.nextIteration - 1, policy, origin);
+  }
+
+  /** Whether a candidate id is a row of this run (a staged file may name one of another run, or none). */
+  isCandidateOfRun(id: number): boolean {
+    return this.store.getCandidate(id)?.run === this.runId;
   }
 
   /**
@@ -260,8 +268,11 @@ export class ControlPlane {
     await this.stop();
     this.closed = true;
     try {
-      saveSimSeconds(this.store, this.runId, this.clock());
-      this.store.finishRun(this.runId, status);
+      const reached = this.clock();
+      this.store.transaction(() => {
+        saveSimSeconds(this.store, this.runId, reached);
+        this.store.finishRun(this.runId, status);
+      });
     } catch (error) {
       this.log(`could not record the end of run ${this.runId}: ${classifyFailure(error).message}`);
     }
@@ -273,16 +284,40 @@ export class ControlPlane {
 
   /** Record that the data plane swapped a candidate in; see DeploymentInput for what is filled in. */
   recordDeployment(input: DeploymentInput): DeploymentRecord {
-    const record = recordDeployment(this.store, this.runId, input);
-    saveSimSeconds(this.store, this.runId, input.at);
-    return record;
+    return this.store.transaction(() => {
+      const record = recordDeployment(this.store, this.runId, input);
+      saveSimSeconds(this.store, this.runId, input.at);
+      return record;
+    });
+  }
+
+  /**
+   * Record the deployment of a policy staged by hand (not a candidate of this
+   * run): its code becomes an 'external' candidate row, then the deployment
+   * names it, in one transaction. A rollback of it is recorded as any other.
+   */
+  recordExternalDeployment(input: { name: string; code: string; at: number; reason?: string }): DeploymentRecord {
+    return this.store.transaction(() => {
+      const candidateId = this.registerPolicy({ name: input.name, code: input.code }, 'external');
+      const record = recordDeployment(this.store, this.runId, {
+        candidateId,
+        at: input.at,
+        cycleId: null,
+        fitnessOnSnapshot: null,
+        reason: input.reason ?? `${input.name}, staged by hand`,
+      });
+      saveSimSeconds(this.store, this.runId, input.at);
+      return record;
+    });
   }
 
   /** Record a rollback of the current (or a given) deployment; returns it and what serves now. */
   recordRollback(input: RollbackInput): { rolledBack: DeploymentRecord; current: DeploymentRecord | undefined } {
-    const result = recordRollback(this.store, this.runId, input);
-    saveSimSeconds(this.store, this.runId, input.at);
-    return result;
+    return this.store.transaction(() => {
+      const result = recordRollback(this.store, this.runId, input);
+      saveSimSeconds(this.store, this.runId, input.at);
+      return result;
+    });
   }
 
   /** What is serving according to the lineage (latest deployment not rolled back). */
@@ -348,32 +383,4 @@ function prepare(config: ControlPlaneConfig): { mutator: Mutator; seeds: SeedPol
   const mutator = buildMutator({ mutator: config.mutator, llm: config.llm }, { offThread: true });
   parseSchedCost(config.schedCost);
   return { mutator, seeds: loadSeeds(config.seedsDir) };
-}
-
-/**
- * The pause before the next cycle: intervalSeconds after a cycle that ran;
- * after a failure, backoffSeconds, doubled for each consecutive retryable
- * (infrastructure) failure up to maxBackoffSeconds.
- */
-export function nextDelayMs(outcome: Pick<CycleOutcome, 'status' | 'failure'>, consecutiveFailures: number, config: Pick<ControlPlaneConfig, 'intervalSeconds' | 'backoffSeconds' | 'maxBackoffSeconds'>): number {
-  if (outcome.status !== 'failed') return config.intervalSeconds * 1000;
-  const base = Math.max(config.intervalSeconds, config.backoffSeconds);
-  if (!outcome.failure?.retryable) return base * 1000;
-  const doubled = config.backoffSeconds * 2 ** Math.max(0, Math.min(30, consecutiveFailures - 1));
-  return Math.min(Math.max(config.maxBackoffSeconds, config.backoffSeconds), doubled) * 1000;
-}
-
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return;
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    // aborted: stop() was called
-  }
-}
-
-/** Default clock when serve gives none: wall seconds since open, after the time already reached. */
-function wallClock(offset: number): SimClock {
-  const t0 = performance.now();
-  return () => offset + (performance.now() - t0) / 1000;
 }

@@ -1,5 +1,5 @@
 import { InputError } from '../common/errors.js';
-import type { DeploymentRecord, LineageStore } from '../store/index.js';
+import { codeHash, type DeploymentRecord, type LineageStore } from '../store/index.js';
 
 /** A hot-swap the data plane made, as `serve` reports it. */
 export interface DeploymentInput {
@@ -22,6 +22,40 @@ export interface RollbackInput {
   reason?: string;
   /** Default: the current deployment. */
   deploymentId?: number;
+}
+
+/**
+ * Where a policy that is not an evolved candidate comes from: 'deployed', the
+ * run's starting policy; 'external', a policy an engineer staged by hand (a
+ * hotfix). Both are candidate rows (so deployments can name them) with that
+ * mutator, status 'rejected' and failure kind 'unscored': no snapshot scored
+ * them when they were registered; a cycle scores the deployed one on its own
+ * snapshot (rows of mutator 'deployed' whose parent is this one).
+ */
+export type PolicyOrigin = 'deployed' | 'external';
+
+/**
+ * The candidate row of a policy of the run: the existing row when its code (up
+ * to whitespace) already has one in the run, else a new row (see PolicyOrigin).
+ */
+export function registerPolicy(store: LineageStore, runId: number, iteration: number, policy: { name: string; code: string }, origin: PolicyOrigin): number {
+  const existing = store.findByCodeHash(runId, codeHash(policy.code));
+  if (existing) return existing.id;
+  return store.insertCandidate({
+    run: runId,
+    iteration: Math.max(0, iteration),
+    cycle: null,
+    island: 0,
+    mutator: origin,
+    editSummary: origin === 'deployed' ? `policy ${policy.name}, deployed as given` : `policy ${policy.name}, staged by hand (not evolved in this run)`,
+    code: policy.code,
+    status: 'rejected',
+    failureKind: 'unscored',
+    failureMessage:
+      origin === 'deployed'
+        ? "registered as a deployed policy before any snapshot; each cycle scores it on its snapshot (rows of mutator 'deployed' whose parent is this one)"
+        : 'registered when the data plane deployed it from the staging directory; a cycle scores it on its snapshot once it serves',
+  });
 }
 
 /**

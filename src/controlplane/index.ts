@@ -3,9 +3,10 @@
  * of the data plane's window, in the background and in worker threads;
  * staging of winners; cycles and deployments in the lineage.
  */
-export { ControlPlane, nextDelayMs, type ControlPlaneOptions, type ResumeState } from './control-plane.js';
+export { ControlPlane, type ControlPlaneOptions, type ResumeState } from './control-plane.js';
+export { nextDelayMs } from './loop-timing.js';
 export { ControlPlaneConfigSchema, resolveControlPlaneConfig, type ControlPlaneConfig, type ControlPlaneConfigInput } from './config.js';
-export { recordDeployment, recordRollback, type DeploymentInput, type RollbackInput } from './deployments.js';
+export { recordDeployment, recordRollback, registerPolicy, type DeploymentInput, type PolicyOrigin, type RollbackInput } from './deployments.js';
 export { CycleFailure, classifyFailure } from './failure.js';
 export type { WarmElite } from './state.js';
 export type {

@@ -48,6 +48,8 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
   let best: CycleOutcome['best'] = null;
   let deployed: CycleOutcome['deployed'] = null;
   let result: CycleResult | undefined;
+  /** Whether the last finish() wrote the cycle's end. */
+  let endRecorded = false;
   const finish = (status: CycleStatus, reason: string, extra: Partial<CycleOutcome> = {}): CycleOutcome => {
     const endedAt = Math.max(startedAt, readClock(ctx.clock, startedAt));
     const outcome: CycleOutcome = {
@@ -67,17 +69,22 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
       wallSeconds: (performance.now() - wallStart) / 1000,
       ...extra,
     };
+    endRecorded = false;
     if (cycleId !== null) {
       try {
-        store.finishCycle(cycleId, {
-          endedAt,
-          status,
-          winner: outcome.winner?.candidateId ?? null,
-          reason,
-          best: best ? { candidate: best.candidateId, fitness: best.tTotal } : null,
-          deployed: deployed ? { candidate: deployed.candidateId, fitness: deployed.tTotal } : null,
+        const id = cycleId;
+        store.transaction(() => {
+          store.finishCycle(id, {
+            endedAt,
+            status,
+            winner: outcome.winner?.candidateId ?? null,
+            reason,
+            best: best ? { candidate: best.candidateId, fitness: best.tTotal } : null,
+            deployed: deployed ? { candidate: deployed.candidateId, fitness: deployed.tTotal } : null,
+          });
+          saveSimSeconds(store, runId, endedAt);
         });
-        saveSimSeconds(store, runId, endedAt);
+        endRecorded = true;
       } catch (error) {
         // The database is unavailable: the outcome still tells the caller; a
         // resume marks the row (left 'running') interrupted.
@@ -189,18 +196,29 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
     const bar = deployed.tTotal * (1 - config.margin);
     const summary = `best candidate ${best!.candidateId} T_total ${best!.tTotal.toFixed(2)} s, deployed ${deployed.tTotal.toFixed(2)} s`;
     if (best!.candidateId === deployed.candidateId) return finish(status, `${summary}: the deployed policy is the best, nothing staged${note}`);
-    if (!(best!.tTotal < bar)) return finish(status, `${summary}: not below ${bar.toFixed(2)} s (margin ${pct(config.margin)}), nothing staged${note}`);
+    if (!beatsDeployed(best!.tTotal, deployed.tTotal, config.margin)) return finish(status, `${summary}: not below ${bar.toFixed(2)} s (margin ${pct(config.margin)}), nothing staged${note}`);
     const row = store.getCandidate(best!.candidateId)!;
     if (rolledBackHashes(store, runId).has(row.codeHash)) return finish(status, `${summary}: it was deployed and rolled back before, not staged again${note}`);
     const gain = (deployed.tTotal - best!.tTotal) / deployed.tTotal;
     const why = `${summary}: ${pct(gain)} lower (margin ${pct(config.margin)})`;
     const winner: StagedPolicy = { code: row.code, candidateId: row.id, name: `cycle-${cycleId}-candidate-${row.id}`, fitness: best!.tTotal, cycle: cycleId, reason: why };
+    // Record the cycle and its winner first, then stage: a process killed in
+    // between leaves a recorded winner that was never deployed, never a
+    // deployed policy whose cycle says it was interrupted.
+    const recorded = finish(status, `${why}, staged${note}`, { staged: true, winner });
+    if (!endRecorded) {
+      // Unrecorded, the winner is not staged: the lineage could not say where it came from.
+      return { ...recorded, status: 'failed', staged: false, winner: null, reason: `${why}; not staged: the cycle's end could not be recorded`, failure: { kind: 'infrastructure', retryable: true } };
+    }
     try {
       await ctx.stage(config.stagingDir, winner);
     } catch (error) {
-      throw new CycleFailure('infrastructure', `could not stage candidate ${row.id} in ${config.stagingDir}: ${classifyFailure(error).message}`, true, { cause: error });
+      const message = `could not stage candidate ${row.id} in ${config.stagingDir}: ${classifyFailure(error).message}`;
+      ctx.log(`cycle ${cycleId} failed (infrastructure, will retry): ${message}`);
+      // Rewrites the cycle's row: failed, no winner.
+      return finish('failed', message, { failure: { kind: 'infrastructure', retryable: true } });
     }
-    return finish(status, `${why}, staged${note}`, { staged: true, winner });
+    return recorded;
   } catch (error) {
     const c = classifyFailure(error);
     if (result === undefined) {
@@ -215,6 +233,14 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
     ctx.log(`cycle ${cycleId ?? '-'} failed (${c.kind}${c.retryable ? ', will retry' : ''}): ${c.message}`);
     return finish('failed', c.message, { failure: { kind: c.kind, retryable: c.retryable } });
   }
+}
+
+/**
+ * The staging decision: strictly below the deployed policy's T_total less the
+ * margin. An equal T_total is no improvement, margin 0 included.
+ */
+export function beatsDeployed(candidate: number, deployed: number, margin: number): boolean {
+  return Number.isFinite(candidate) && Number.isFinite(deployed) && candidate < deployed * (1 - margin);
 }
 
 function readClock(clock: SimClock, fallback: number): number {

@@ -28,6 +28,8 @@ export type SlotEvent =
       at: number;
       name: string;
       candidateId: number | null;
+      /** Its source: a policy staged by hand has no candidate yet, and the lineage records it from this. */
+      code: string;
       /** The policy it replaced. */
       replaced: PolicyRef;
       fitness?: number;
@@ -256,6 +258,7 @@ export class PolicySlot implements PolicyHook {
       type: 'deploy',
       at,
       ...next.ref,
+      code: s.code,
       replaced: replaced.ref,
       ...(s.fitness !== undefined ? { fitness: s.fitness } : {}),
       ...(s.cycle !== undefined ? { cycle: s.cycle } : {}),

@@ -186,6 +186,15 @@ export class LineageStore {
     return this.guard(() => runState.loadRunState(this.db, runId));
   }
 
+  /**
+   * Run fn in one write transaction (BEGIN IMMEDIATE): the writes it makes
+   * through this store commit together or not at all, so a process killed in
+   * the middle leaves none of them. A call inside another joins it.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.guard(() => (this.db.inTransaction ? this.db.transaction(fn)() : this.db.transaction(fn).immediate()));
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -25,7 +25,13 @@ describe('control plane cycles', () => {
     const stager = fakeStager();
     const bad = badPolicy();
     let deployed: DeployedPolicy = { ...bad, candidateId: null };
-    const cp = await ControlPlane.open({ dbPath: db, config: smallConfig(), snapshot: () => smallSnapshot(1), deployed: () => deployed, stage: stager.stage, clock: () => 600 });
+    // What the lineage says of the cycle at the moment its winner is staged: recorded first, then staged.
+    const atStaging: unknown[] = [];
+    const stage = (dir: string, policy: Parameters<typeof stager.stage>[1]) => {
+      atStaging.push(query(db, 'SELECT status, winner FROM cycles WHERE id = ?', policy.cycle)[0]);
+      return stager.stage(dir, policy);
+    };
+    const cp = await ControlPlane.open({ dbPath: db, config: smallConfig(), snapshot: () => smallSnapshot(1), deployed: () => deployed, stage, clock: () => 600 });
     try {
       // The starting policy is a row before anything ran, so its deployment can name it.
       const registered = cp.registerPolicy(bad);
@@ -43,6 +49,7 @@ describe('control plane cycles', () => {
       expect(first.best!.tTotal).toBeLessThan(first.deployedOnSnapshot! * 0.98);
       expect(first.winner).toMatchObject({ candidateId: first.best!.candidateId, fitness: first.best!.tTotal });
       expect(stager.staged).toHaveLength(1);
+      expect(atStaging).toEqual([{ status: 'finished', winner: first.best!.candidateId }]);
       expect(stager.staged[0]!.policy.code).toBe(query<{ code: string }>(db, 'SELECT code FROM candidates WHERE id = ?', first.best!.candidateId)[0]!.code);
       expect(existsSync(join(stager.staged[0]!.dir, 'staged.js'))).toBe(true);
 

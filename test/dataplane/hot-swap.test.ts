@@ -32,6 +32,7 @@ describe('hot swap', () => {
           at: stagedAt + 5,
           name: 'flipper',
           candidateId: 42,
+          code: flipper(),
           replaced: { name: 'static-4p5d', candidateId: null },
           fitness: 123.5,
           cycle: 3,
