@@ -83,6 +83,10 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
     dbPath: options.dbPath,
     resume: options.resume,
     config: options.resume ? undefined : { ...options.controlPlane, stagingDir: options.stagingDir },
+    // A new run, its settings and its starting deployment are one commit: a kill while starting leaves all or nothing.
+    start: options.resume
+      ? undefined
+      : { state: { [SERVE_SETTINGS_KEY]: options.settings! }, policy: { name: options.settings!.policyName, code: options.settings!.policyCode, reason: 'starting policy' } },
     snapshot: (request) => {
       if (!dataPlane) throw new InputError('the data plane has not started');
       return dataPlane.snapshot(request);
@@ -99,29 +103,43 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
   let status: 'ended' | 'interrupted' = 'interrupted';
   try {
     const settings = options.resume ? resumedSettings(controlPlane, options) : options.settings!;
-    if (!options.resume) controlPlane.saveSettings(SERVE_SETTINGS_KEY, settings);
     const stagingDir = controlPlane.config.stagingDir;
-    const history = options.resume ? controlPlane.deployments() : [];
+    const history = controlPlane.deployments();
     let start: DeployedPolicy;
     if (history.length > 0) {
       const first = history[0]!;
       start = { name: settings.policyName, code: controlPlane.candidateCode(first.candidate) ?? settings.policyCode, candidateId: first.candidate };
     } else {
+      // A run started by an older build, killed before its first deployment was written.
       const id = controlPlane.registerPolicy({ name: settings.policyName, code: settings.policyCode });
       controlPlane.recordDeployment({ candidateId: id, at: 0, reason: 'starting policy' });
       start = { name: settings.policyName, code: settings.policyCode, candidateId: id };
     }
     serving = start;
+    // What a rollback restores: the slot keeps exactly the policy the last deployment replaced.
+    let previous: DeployedPolicy | null = null;
     if (!settings.frozen) clearStaging(stagingDir, log);
 
     const onEvent = (event: SlotEvent) => {
-      if (event.type === 'deploy' || event.type === 'rollback') serving = policyFor(controlPlane, event.type === 'deploy' ? event : event.restored, serving);
+      if (event.type === 'deploy') {
+        previous = serving;
+        const own = event.candidateId !== null && controlPlane.isCandidateOfRun(event.candidateId);
+        serving = { name: event.name, code: event.code, candidateId: own ? event.candidateId : null };
+      } else if (event.type === 'rollback') {
+        serving = previous ?? policyFor(controlPlane, event.restored, serving);
+        previous = null;
+      }
       if (replaying) return;
       try {
         if (event.type === 'deploy') {
-          if (event.candidateId === null) return log(`deployed ${event.name} at ${minutes(event.at)} (not a candidate of this run: not recorded)`);
-          controlPlane.recordDeployment({ candidateId: event.candidateId, at: event.at, cycleId: event.cycle ?? null, reason: event.reason });
-          log(`deployed candidate ${event.candidateId} at ${minutes(event.at)}, replacing ${event.replaced.candidateId ?? event.replaced.name}`);
+          if (serving.candidateId === null) {
+            // Staged by hand (a hotfix): recorded as an external candidate of the run, with its code.
+            const d = controlPlane.recordExternalDeployment({ name: event.name, code: event.code, at: event.at, reason: event.reason ?? `${event.name}, staged by hand` });
+            serving = { ...serving, candidateId: d.candidate };
+            return log(`deployed ${event.name} at ${minutes(event.at)}, staged by hand: recorded as external candidate ${d.candidate}`);
+          }
+          controlPlane.recordDeployment({ candidateId: serving.candidateId, at: event.at, cycleId: event.cycle ?? null, reason: event.reason });
+          log(`deployed candidate ${serving.candidateId} at ${minutes(event.at)}, replacing ${event.replaced.candidateId ?? event.replaced.name}`);
         } else if (event.type === 'rollback') {
           controlPlane.recordRollback({ at: event.at, reason: event.reason });
           log(`rolled back candidate ${event.candidateId} at ${minutes(event.at)}: ${event.reason}`);

@@ -6,6 +6,9 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { bufferIO } from '../../src/cli/io.js';
+import { runServe } from '../../src/cli/serve-session.js';
+import { ServeSettingsSchema } from '../../src/cli/serve-settings.js';
+import { realClock, stagePolicy, type Clock } from '../../src/dataplane/index.js';
 
 async function cli(args: string[]) {
   const io = bufferIO();
@@ -70,33 +73,52 @@ describe('autopoiesis serve', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  // Serving and evolving race each other in real time; these runs are unpaced and
+  // hold the data plane at one point until the control plane has done what the
+  // check is about (an observed event), so the outcome does not depend on how fast the machine is.
   it('keeps serving when every cycle fails (LLM endpoint down)', async () => {
     const dir = workdir();
     const db = join(dir, 'live.db');
-    const r = await cli([
-      'serve', ...small, '--duration-min', '8', '--speed', '40', '--window-min', '1', '--warmup-min', '0.5', '--cycle-max-min', '0.2',
-      '--mutator', 'llm', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'none', '--api-key', 'x', '--llm-timeout-ms', '500',
-      '--threads', '1', '--cpu-limit-ms', '1000', '--db', db, '--staging', join(dir, 'staging'), '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out.simMinutes).toBe(8);
-    expect(out.stop).toBe('ended');
-    expect(out.droppedRequests).toBe(0);
-    expect(out.deployments).toBe(0);
-    expect(out.cyclesByStatus.failed ?? 0).toBeGreaterThan(0);
-    expect(r.stderr).toMatch(/failed/);
+    const gated = gatedClock();
+    const report = await runServe({
+      dbPath: db,
+      resume: false,
+      settings: smallSettings({ durationMinutes: 8 }),
+      controlPlane: {
+        windowMinutes: 1, warmupMinutes: 0.5, cycleMaxMinutes: 0.2, threads: 1, cpuLimitMs: 1000, maxBackoffSeconds: 1, backoffSeconds: 0.1,
+        mutator: 'llm', llm: { baseURL: 'http://127.0.0.1:9/v1', model: 'none', apiKey: 'x', timeoutMs: 500 },
+      },
+      stagingDir: join(dir, 'staging'),
+      clock: gated.clock,
+      // Once cycles can run (90 s recorded), wait at 120 s for one to have failed.
+      onStatus: (s) => gated.holdOnce(s.simSeconds >= 120, /^cycle \d+ failed/),
+      log: gated.log,
+    });
+    expect(report.simMinutes).toBe(8);
+    expect(report.stop).toBe('ended');
+    expect(report.droppedRequests).toBe(0);
+    expect(report.deployments).toBe(0);
+    expect(report.cyclesByStatus.failed ?? 0).toBeGreaterThan(0);
+    expect(gated.lines.join('\n')).toMatch(/failed/);
   }, 120_000);
 
   it('evolves past a bad starting policy: stages, hot-swaps and records the deployment', async () => {
     const dir = workdir();
     const db = join(dir, 'live.db');
-    const r = await cli([
-      'serve', ...small, '--duration-min', '12', '--speed', '20', '--window-min', '2', '--warmup-min', '1', '--cycle-max-min', '0.25',
-      '--threads', '1', '--islands', '2', '--cpu-limit-ms', '1000', '--policy', badPolicy(dir), '--db', db, '--staging', join(dir, 'staging'), '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
+    const gated = gatedClock();
+    const report = await runServe({
+      dbPath: db,
+      resume: false,
+      settings: smallSettings({ durationMinutes: 12, policyName: 'eight-prefill.js', policyCode: readFileSync(badPolicy(dir), 'utf8') }),
+      // Cycles end by their iteration count (the time limit is a backstop far away).
+      controlPlane: { windowMinutes: 2, warmupMinutes: 1, cycleMaxMinutes: 5, iterationsPerCycle: 2, threads: 1, islands: 2, cpuLimitMs: 1000 },
+      stagingDir: join(dir, 'staging'),
+      clock: gated.clock,
+      // Once cycles can run (180 s recorded), wait at 200 s for one to have staged its winner.
+      onStatus: (s) => gated.holdOnce(s.simSeconds >= 200, /^cycle \d+ (finished|timed_out) at [^:]*: .*, staged/),
+      log: gated.log,
+    });
+    const out = report;
     expect(out.droppedRequests).toBe(0);
     expect(out.deployments).toBeGreaterThan(0);
     expect(out.policies.length).toBe(out.deployments + 1);
@@ -123,16 +145,20 @@ describe('autopoiesis serve', () => {
     const args = ['--no-node-snapshot', 'bin/autopoiesis.js', 'serve', '--workload', 'cc', '--agents', '20', '--speed', '30', '--duration-min', '30',
       '--window-min', '1', '--warmup-min', '0.5', '--cycle-max-min', '0.2', '--threads', '1', '--islands', '2', '--cpu-limit-ms', '1000',
       '--db', db, '--staging', join(dir, 'staging')];
-    const stopWith = async (signal: NodeJS.Signals, afterMs: number) => {
+    // Each signal is sent once the database shows the progress the check is about, however long that takes.
+    const stopWhen = async (signal: NodeJS.Signals, ready: () => boolean) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
+      let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
-      await new Promise((r) => setTimeout(r, afterMs));
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      await pollUntil(ready, exited, () => stderr);
       child.kill(signal);
-      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-      return { code, stdout };
+      return { code: await exited, stdout };
     };
-    const interrupted = await stopWith('SIGINT', 8_000);
+    // Run 1 has served (and saved) at least a simulated minute.
+    const interrupted = await stopWhen('SIGINT', () => (readOnly(db, (d) => simSecondsOf(d, 1)) ?? 0) >= 60);
     expect(interrupted.code).toBe(0);
     expect(interrupted.stdout).toMatch(/interrupted/);
     let sqlite = new Database(db, { readonly: true });
@@ -141,28 +167,146 @@ describe('autopoiesis serve', () => {
     expect(sqlite.prepare("SELECT count(*) AS n FROM cycles WHERE status = 'running'").get()).toEqual({ n: 0 });
     sqlite.close();
 
-    const killed = await stopWith('SIGKILL', 8_000);
+    // Run 2 is killed during its first cycle, after a simulated minute was saved.
+    const killed = await stopWhen('SIGKILL', () =>
+      readOnly(db, (d) => (simSecondsOf(d, 2) ?? 0) >= 60 && d.prepare("SELECT count(*) AS n FROM cycles WHERE run = 2 AND status = 'running'").pluck().get() === 1) ?? false,
+    );
     expect(killed.code).toBeNull();
-    // The killed process was a fresh run (the second in the file); resume it.
     sqlite = new Database(db, { readonly: true });
     expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
-    const reached = (sqlite.prepare("SELECT value FROM run_state WHERE run = 2 AND key = 'simSeconds'").get() as { value: string } | undefined)?.value;
+    const reached = simSecondsOf(sqlite, 2);
     sqlite.close();
-    expect(Number(reached)).toBeGreaterThan(0);
+    expect(reached).toBeGreaterThanOrEqual(60);
 
-    const resumed = await cli(['serve', '--resume', '--db', db, '--duration-min', String(Number(reached) / 60 + 2), '--speed', '0', '--json']);
+    // Whole minutes: a multiple of the 5 s monitoring step, where the simulation ends exactly.
+    const duration = Math.ceil(reached! / 60) + 2;
+    const resumed = await cli(['serve', '--resume', '--db', db, '--duration-min', String(duration), '--speed', '0', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const out = JSON.parse(resumed.stdout);
     expect(out.run).toBe(2);
     expect(out.stop).toBe('ended');
     expect(out.droppedRequests).toBe(0);
-    expect(out.simMinutes).toBeCloseTo(Number(reached) / 60 + 2, 1);
+    expect(out.simMinutes).toBe(duration);
     expect(resumed.stderr).toMatch(/resumed/);
     sqlite = new Database(db, { readonly: true });
     expect(sqlite.prepare('SELECT id, status FROM runs ORDER BY id').all()).toEqual([
       { id: 1, status: 'interrupted' },
       { id: 2, status: 'finished' },
     ]);
+    expect(sqlite.prepare("SELECT count(*) AS n FROM cycles WHERE status = 'running'").get()).toEqual({ n: 0 });
     sqlite.close();
   }, 180_000);
+
+  it('records a policy staged by hand as an external candidate, with its deployment and its rollback', async () => {
+    const dir = workdir();
+    const db = join(dir, 'live.db');
+    const staging = join(dir, 'staging');
+    const hotfix = readFileSync(join(process.cwd(), 'seeds', 'greedy.js'), 'utf8');
+    // Asks to reschedule at every step; its schedule answers once, then throws: rolled back after 3 attempts.
+    const breaks = 'let plans = 0;\nfunction shouldReschedule(ctx) { return true; }\nfunction schedule(ctx) { if (plans++ > 0) throw new Error("broken"); return { roles: ctx.plan.roles }; }\n';
+    const stageAt: [number, () => void][] = [
+      [60, () => stagePolicy(staging, { name: 'hotfix.js', code: hotfix, candidateId: null })],
+      [180, () => stagePolicy(staging, { name: 'breaks.js', code: breaks, candidateId: null })],
+    ];
+    const report = await runServe({
+      dbPath: db,
+      resume: false,
+      settings: ServeSettingsSchema.parse({
+        workload: 'cc', agents: 20, speed: 0, durationMinutes: 6, segmentMinutes: 3,
+        policyName: 'static-4p5d.js', policyCode: readFileSync(join(process.cwd(), 'seeds', 'static-4p5d.js'), 'utf8'), cpuLimitMs: 1000,
+      }),
+      // Snapshots longer than the run: no cycle starts, the only deployments are the hand-staged ones.
+      controlPlane: { windowMinutes: 30, warmupMinutes: 1, threads: 1 },
+      stagingDir: staging,
+      onStatus: (s) => {
+        while (stageAt.length > 0 && s.simSeconds >= stageAt[0]![0]) stageAt.shift()![1]();
+      },
+    });
+    expect(stageAt).toEqual([]);
+    expect(report).toMatchObject({ stop: 'ended', cycles: 0, deployments: 2, rollbacks: 1, droppedRequests: 0 });
+    expect(report.policies.map((p) => p.policy.name)).toEqual(['static-4p5d.js', 'hotfix.js', 'breaks.js', 'hotfix.js']);
+    const sqlite = new Database(db, { readonly: true });
+    const rows = sqlite
+      .prepare('SELECT d.candidate, d.replaced_candidate AS replaced, d.rolled_back_at AS rolledBack, c.mutator, c.code FROM deployments d JOIN candidates c ON c.id = d.candidate ORDER BY d.id')
+      .all() as { candidate: number; replaced: number | null; rolledBack: number | null; mutator: string; code: string }[];
+    sqlite.close();
+    expect(rows.map((r) => r.mutator)).toEqual(['deployed', 'external', 'external']);
+    expect(rows[1]).toMatchObject({ code: hotfix, replaced: rows[0]!.candidate, rolledBack: null });
+    expect(rows[2]).toMatchObject({ code: breaks, replaced: rows[1]!.candidate });
+    expect(rows[2]!.rolledBack).toBeGreaterThan(180);
+  }, 120_000);
 });
+
+function smallSettings(over: Record<string, unknown> = {}) {
+  return ServeSettingsSchema.parse({
+    workload: 'cc', agents: 20, speed: 0, durationMinutes: 6, segmentMinutes: 3, cpuLimitMs: 1000,
+    policyName: 'evolving-infra.js', policyCode: readFileSync(join(process.cwd(), 'seeds', 'evolving-infra.js'), 'utf8'),
+    ...over,
+  });
+}
+
+/**
+ * An unpaced clock that can hold the data plane: holdOnce(condition, line)
+ * makes the next steps wait, the first time the condition holds, until a log
+ * line matching `line` has been seen (or had been already).
+ */
+function gatedClock() {
+  const lines: string[] = [];
+  let gate: { pattern: RegExp; release: () => void; promise: Promise<void> } | null = null;
+  let held = false;
+  const seen = (pattern: RegExp) => lines.some((l) => pattern.test(l));
+  const clock: Clock = {
+    now: () => realClock.now(),
+    async sleep(ms, signal) {
+      if (gate) await gate.promise;
+      return realClock.sleep(ms, signal);
+    },
+  };
+  return {
+    clock,
+    lines,
+    log(line: string) {
+      lines.push(line);
+      if (gate && gate.pattern.test(line)) {
+        gate.release();
+        gate = null;
+      }
+    },
+    holdOnce(condition: boolean, pattern: RegExp) {
+      if (held || !condition) return;
+      held = true;
+      if (seen(pattern)) return;
+      let release!: () => void;
+      const promise = new Promise<void>((r) => (release = r));
+      gate = { pattern, release, promise };
+    },
+  };
+}
+
+function readOnly<T>(db: string, read: (d: Database.Database) => T): T | undefined {
+  if (!existsSync(db)) return undefined;
+  let d: Database.Database | undefined;
+  try {
+    d = new Database(db, { readonly: true, fileMustExist: true });
+    return read(d);
+  } catch {
+    return undefined; // not created yet, or the schema is being written
+  } finally {
+    d?.close();
+  }
+}
+
+function simSecondsOf(d: Database.Database, run: number): number | undefined {
+  const value = d.prepare("SELECT value FROM run_state WHERE run = ? AND key = 'simSeconds'").pluck().get(run) as string | undefined;
+  return value === undefined ? undefined : Number(value);
+}
+
+/** Poll until ready() (an observed event), failing if the child exits first. */
+async function pollUntil(ready: () => boolean, exited: Promise<number | null>, stderr: () => string): Promise<void> {
+  let gone: number | null | undefined;
+  void exited.then((c) => (gone = c));
+  while (!ready()) {
+    if (gone !== undefined) throw new Error(`serve exited (${gone}) before the awaited progress: ${stderr().slice(-500)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
