@@ -2,10 +2,15 @@ import type { Command } from 'commander';
 import { checkMembership, expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
 import { floatOption, intOption } from './options.js';
 import { parseMembership } from './membership-option.js';
+import { buildSnapshot, type Snapshot } from '../evaluate/index.js';
+import { scenarioSnapshot } from '../scenario/index.js';
+import { CLUSTER_FLAG_MAP, requireWorkloadOrScenario, scenarioWithFlags, SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
 
 /** Flags shared by every command that runs the cluster (simulate, replay, compare). */
 export interface ClusterFlags {
-  workload: string;
+  /** Required unless --scenario is given. */
+  workload?: string;
+  scenario?: string;
   agents?: number;
   nodes: number;
   nodeKind: string;
@@ -19,7 +24,8 @@ export interface ClusterFlags {
 
 export function addClusterOptions(cmd: Command, defaults: { warmupMin: number; minutes: number; split?: string }): Command {
   return cmd
-    .requiredOption('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or a trace file')
+    .option(SCENARIO_FLAGS, SCENARIO_HELP)
+    .option('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or a trace file (required unless --scenario)')
     .option('--agents <n>', "closed-loop concurrent agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
     .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node (gb300, gb200, h200, or a profile .json)', 'gb300')
@@ -47,4 +53,12 @@ export function resolveCluster(flags: ClusterFlags): ResolvedCluster {
     mechanics: parseMechanics(flags.mechanics),
     membership,
   };
+}
+
+/** What replay and compare evaluate: the scenario's snapshot with the flags given beside it, or one from the flags alone. */
+export function snapshotFromFlags(flags: ClusterFlags, cmd: Command): Snapshot {
+  if (flags.scenario) return scenarioSnapshot(scenarioWithFlags(flags.scenario, cmd, { ...flags }, CLUSTER_FLAG_MAP).scenario);
+  requireWorkloadOrScenario(flags);
+  const cluster = resolveCluster(flags);
+  return buildSnapshot({ ...cluster, workload: flags.workload!, agents: flags.agents, warmupMinutes: flags.warmupMin, minutes: flags.minutes, seed: flags.seed });
 }

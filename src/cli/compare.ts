@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { buildSnapshot, evaluatePolicy, parseSchedCost, type Evaluation } from '../evaluate/index.js';
+import { evaluatePolicy, parseSchedCost, type Evaluation } from '../evaluate/index.js';
 import { packageRoot } from '../common/package-root.js';
 import type { CliIO } from './io.js';
-import { addClusterOptions, resolveCluster, type ClusterFlags } from './cluster-options.js';
+import { addClusterOptions, snapshotFromFlags, type ClusterFlags } from './cluster-options.js';
 import { readPolicyFile } from './policy-file.js';
 import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
@@ -21,12 +21,11 @@ export function registerCompareCommand(program: Command, io: CliIO): void {
     .option('--policies <files...>', 'policy files (default: every seeds/*.js)')
     .option('--sched-cost <measured|zero|fixed:MS>', "how the policies' scheduling time is charged", 'measured')
     .option('--json', 'print one JSON object {snapshot, results: [...]} ', false)
-    .action((flags: CompareFlags) => {
+    .action((flags: CompareFlags, command: Command) => {
       const files = flags.policies?.length ? flags.policies : defaultSeeds();
       const policies = files.map(readPolicyFile);
       const schedCost = parseSchedCost(flags.schedCost);
-      const cluster = resolveCluster(flags);
-      const snapshot = buildSnapshot({ ...cluster, workload: flags.workload, agents: flags.agents, warmupMinutes: flags.warmupMin, minutes: flags.minutes, seed: flags.seed });
+      const snapshot = snapshotFromFlags(flags, command);
       const bar = progressBar(io, 'compare', policies.length);
       const results: Evaluation[] = [];
       for (const p of policies) {

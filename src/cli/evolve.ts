@@ -8,9 +8,12 @@ import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
+import { scenarioConfig, scenarioRunSnapshot } from './evolve-scenario.js';
+import { SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
 
 interface EvolveFlags {
   workload: string;
+  scenario?: string;
   agents?: number;
   windowMin: number;
   warmupMin: number;
@@ -49,6 +52,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
   program
     .command('evolve')
     .description('Offline evolution of the serving policy on a workload window: MAP-Elites islands, sandboxed parallel evaluation, SQLite lineage')
+    .option(SCENARIO_FLAGS, `${SCENARIO_HELP} (its warm-up and scored minutes are the window)`)
     .option('--workload <preset|trace.jsonl>', 'workload preset or trace file the window is taken from', 'cc')
     .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)
@@ -84,9 +88,15 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct}', false)
     .action(async (flags: EvolveFlags, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
-      const db = flags.db ?? join('runs', `${flags.workload.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
-      const config = flags.resume ? resumedConfig(db, { iterations: given('iterations') ? flags.iterations : undefined, maxMinutes: flags.maxMinutes }) : configFrom(flags);
-      const run = await EvolutionRun.open(config, db, flags.resume);
+      const dbName = flags.scenario && !given('workload') ? flags.scenario.replace(/^.*[\\/]/, '').replace(/\.json$/, '') : flags.workload;
+      const db = flags.db ?? join('runs', `${dbName.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
+      const onScenario = !flags.resume && flags.scenario ? scenarioConfig(flags.scenario, command, { ...flags }) : undefined;
+      const config = flags.resume
+        ? resumedConfig(db, { iterations: given('iterations') ? flags.iterations : undefined, maxMinutes: flags.maxMinutes })
+        : configFrom(flags, onScenario?.fields);
+      // A scenario's snapshot carries what the config's strings cannot (membership, open loop, bursts).
+      const snapshot = onScenario?.snapshot ?? (config.scenario ? scenarioRunSnapshot(config) : undefined);
+      const run = await EvolutionRun.open(config, db, flags.resume, { snapshot });
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
@@ -106,7 +116,8 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     });
 }
 
-function configFrom(flags: EvolveFlags): EvolveConfig {
+/** `scenario`: the run fields a --scenario resolved to (flags given beside it applied). */
+function configFrom(flags: EvolveFlags, scenario?: Partial<EvolveConfig>): EvolveConfig {
   return parseOrThrow(EvolveConfigSchema, {
     workload: flags.workload,
     agents: flags.agents,
@@ -133,6 +144,7 @@ function configFrom(flags: EvolveFlags): EvolveConfig {
     candidateWallMs: flags.candidateWallMs,
     cpuLimitMs: flags.cpuLimitMs,
     llm: { baseURL: flags.baseUrl, apiKey: flags.apiKey, model: flags.model, timeoutMs: flags.llmTimeoutMs, maxRetries: flags.llmRetries, templatesDir: flags.prompts },
+    ...scenario,
   }, { field: 'evolve' });
 }
 

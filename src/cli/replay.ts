@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { buildSnapshot, evaluatePolicy, parseSchedCost, type Evaluation } from '../evaluate/index.js';
+import { evaluatePolicy, parseSchedCost, type Evaluation } from '../evaluate/index.js';
 import type { CliIO } from './io.js';
-import { addClusterOptions, resolveCluster, type ClusterFlags } from './cluster-options.js';
+import { addClusterOptions, snapshotFromFlags, type ClusterFlags } from './cluster-options.js';
 import { intOption } from './options.js';
 import { readPolicyFile } from './policy-file.js';
 import { renderTable } from './table.js';
@@ -24,11 +24,10 @@ export function registerReplayCommand(program: Command, io: CliIO): void {
     .option('--cpu-limit-ms <ms>', 'CPU limit per policy call', intOption('--cpu-limit-ms', 1, 60_000), 100)
     .option('--memory-limit-mb <mb>', 'memory limit of the policy isolate', intOption('--memory-limit-mb', 8, 4096), 64)
     .option('--json', 'print one JSON object {policy, fitness, breakdown, metrics, failures, features, finalSplit, splitTimeline}', false)
-    .action((flags: ReplayFlags) => {
+    .action((flags: ReplayFlags, command: Command) => {
       const policy = readPolicyFile(flags.policy);
       const schedCost = parseSchedCost(flags.schedCost);
-      const cluster = resolveCluster(flags);
-      const snapshot = buildSnapshot({ ...cluster, workload: flags.workload, agents: flags.agents, warmupMinutes: flags.warmupMin, minutes: flags.minutes, seed: flags.seed });
+      const snapshot = snapshotFromFlags(flags, command);
       const evaluation = evaluatePolicy(snapshot, policy, { schedCost, sandbox: { cpuLimitMs: flags.cpuLimitMs, memoryLimitMb: flags.memoryLimitMb } });
       if (flags.json) {
         const { drained, ...rest } = evaluation;

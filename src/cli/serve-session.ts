@@ -237,6 +237,9 @@ function scenarioOf(settings: ServeSettings): Scenario {
   return parseScenario({
     workload: settings.workload,
     agents: settings.agents,
+    arrivalRate: settings.arrivalRate,
+    bursts: settings.bursts,
+    membership: settings.membership,
     nodes: settings.nodes,
     nodeKinds: settings.nodeKinds,
     split: settings.split,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { membershipChangeSchema } from '../scenario/index.js';
+import { burstSchema } from '../workload/index.js';
 
 /**
  * What `serve` needs besides the control plane's own settings: the served
@@ -8,6 +10,14 @@ import { z } from 'zod';
 export const ServeSettingsSchema = z.strictObject({
   workload: z.string().min(1),
   agents: z.number().int().positive().optional(),
+  /** Open loop (a scenario's): new agents per second instead of a closed loop. */
+  arrivalRate: z.number().positive().optional(),
+  /** A scenario's synchronised sub-agent bursts. */
+  bursts: burstSchema.optional(),
+  /** A scenario's membership timeline (seconds from the start of serving). */
+  membership: z.array(membershipChangeSchema).default([]),
+  /** The scenario served, when `--scenario` was given (name or absolute path, and its content hash). */
+  scenario: z.strictObject({ ref: z.string().min(1), contentHash: z.string().min(1) }).optional(),
   nodes: z.number().int().min(2).max(31).default(9),
   nodeKinds: z.string().min(1).default('gb300'),
   split: z.string().min(1).default('4P5D'),

@@ -8,11 +8,14 @@ import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 import { readPolicyFile } from './policy-file.js';
 import { ServeSettingsSchema } from './serve-settings.js';
+import { scenarioServeFields } from './serve-scenario.js';
+import { SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
 import { runServe, type ServeReport, type ServeStatus } from './serve-session.js';
 import { renderTable } from './table.js';
 
 interface ServeFlags {
   workload?: string;
+  scenario?: string;
   agents?: number;
   nodes: number;
   nodeKind: string;
@@ -47,7 +50,8 @@ export function registerServeCommand(program: Command, io: CliIO): void {
   program
     .command('serve')
     .description('Serve a workload paced against the clock while evolving the policy in the background and hot-swapping winners (continuous mode)')
-    .option('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or trace file (required unless --resume)')
+    .option(SCENARIO_FLAGS, `${SCENARIO_HELP} (served for its warm-up + scored minutes unless --duration-min)`)
+    .option('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or trace file (required unless --scenario or --resume)')
     .option('--agents <n>', "closed-loop concurrent agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
     .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node', 'gb300')
@@ -78,7 +82,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option('--json', 'print one JSON object at the end: {run, db, simMinutes, cycles, deployments, rollbacks, droppedRequests, metrics, segments, ...}', false)
     .action(async (flags: ServeFlags, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
-      const settings = flags.resume ? undefined : settingsFrom(flags);
+      const settings = flags.resume ? undefined : settingsFrom(flags, command);
       const controller = new AbortController();
       const onSignal = () => controller.abort();
       process.once('SIGINT', onSignal);
@@ -119,10 +123,11 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     });
 }
 
-function settingsFrom(flags: ServeFlags) {
-  if (!flags.workload) throw new UsageError('--workload is required (unless --resume)');
+function settingsFrom(flags: ServeFlags, command: Command) {
+  const scenario = flags.scenario ? scenarioServeFields(flags.scenario, command, { ...flags }) : undefined;
+  if (!flags.workload && !scenario) throw new UsageError('give --workload or --scenario (unless --resume)');
   // The split, mechanics, workload and policy are checked by runServe before the database is opened; this check is here for its flag name.
-  expandNodeKinds(flags.nodeKind, flags.nodes, '--node-kind');
+  if (!scenario) expandNodeKinds(flags.nodeKind, flags.nodes, '--node-kind');
   const policy = readPolicyFile(flags.policy ?? join(packageRoot(), 'seeds', 'evolving-infra.js'));
   return parseOrThrow(
     ServeSettingsSchema,
@@ -142,6 +147,7 @@ function settingsFrom(flags: ServeFlags) {
       frozen: flags.frozen,
       rollbackAfter: flags.rollbackAfter,
       cpuLimitMs: flags.cpuLimitMs,
+      ...scenario,
     },
     { field: 'serve' },
   );

@@ -5,6 +5,7 @@ import type { LearningResult } from '../sim/learning/index.js';
 import type { CliIO } from './io.js';
 import { floatOption } from './options.js';
 import { progressBar } from './progress.js';
+import { CLUSTER_FLAG_MAP, requireWorkloadOrScenario, scenarioWithFlags } from './scenario-option.js';
 import { renderTable } from './table.js';
 
 interface SimulateFlags extends ClusterFlags {
@@ -22,23 +23,10 @@ export function registerSimulateCommand(program: Command, io: CliIO): void {
     .option('--arrival-rate <per-s>', 'open loop: new agents per second instead of a closed loop', floatOption('--arrival-rate', 1e-9))
     .option('--time-scale <x>', 'trace replays: multiply recorded times (0.5 = twice as fast)', floatOption('--time-scale', 1e-9), 1)
     .option('--slices', 'also print the per-minute slices (table output)', false)
-    .option('--json', 'print one JSON object {config, metrics, slices, learning, simSeconds, wallSeconds}', false)
-    .action((flags: SimulateFlags) => {
-      const cluster = resolveCluster(flags);
-      const scenario = parseScenario({
-        workload: flags.workload,
-        agents: flags.agents,
-        arrivalRate: flags.arrivalRate,
-        nodes: flags.nodes,
-        nodeKinds: cluster.nodeKinds,
-        split: flags.split,
-        mechanics: cluster.mechanics,
-        warmupMinutes: flags.warmupMin,
-        minutes: flags.minutes,
-        seed: flags.seed,
-        timeScale: flags.timeScale,
-        membership: cluster.membership,
-      });
+    .option('--json', 'print one JSON object {scenario?, config, metrics, slices, learning, simSeconds, wallSeconds}', false)
+    .action((flags: SimulateFlags, command: Command) => {
+      const loaded = flags.scenario ? scenarioWithFlags(flags.scenario, command, { ...flags }, CLUSTER_FLAG_MAP).scenario : undefined;
+      const scenario = loaded ? loaded.run : runFromFlags(flags);
       const total = (scenario.warmupMinutes + scenario.minutes) * 60;
       const bar = progressBar(io, 'simulate', total);
       const started = Date.now();
@@ -46,11 +34,31 @@ export function registerSimulateCommand(program: Command, io: CliIO): void {
       bar.finish();
       const wallSeconds = (Date.now() - started) / 1000;
       if (flags.json) {
-        io.out(JSON.stringify({ config: scenario, metrics: result.metrics, slices: result.slices, learning: result.learning, simSeconds: result.simSeconds, wallSeconds }) + '\n');
+        io.out(JSON.stringify({ ...(loaded ? { scenario: loaded.name } : {}), config: scenario, metrics: result.metrics, slices: result.slices, learning: result.learning, simSeconds: result.simSeconds, wallSeconds }) + '\n');
       } else {
-        io.out(formatResult(scenario, result, wallSeconds, flags.slices));
+        io.out((loaded ? `scenario ${loaded.name}\n` : '') + formatResult(scenario, result, wallSeconds, flags.slices));
       }
     });
+}
+
+/** The run config from flags alone (no --scenario). */
+function runFromFlags(flags: SimulateFlags): Scenario {
+  requireWorkloadOrScenario(flags);
+  const cluster = resolveCluster(flags);
+  return parseScenario({
+    workload: flags.workload,
+    agents: flags.agents,
+    arrivalRate: flags.arrivalRate,
+    nodes: flags.nodes,
+    nodeKinds: cluster.nodeKinds,
+    split: flags.split,
+    mechanics: cluster.mechanics,
+    warmupMinutes: flags.warmupMin,
+    minutes: flags.minutes,
+    seed: flags.seed,
+    timeScale: flags.timeScale,
+    membership: cluster.membership,
+  });
 }
 
 function formatResult(scenario: Scenario, r: SimResult, wallSeconds: number, withSlices: boolean): string {

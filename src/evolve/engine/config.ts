@@ -46,6 +46,13 @@ export const EvolveConfigSchema = z.strictObject({
   cpuLimitMs: z.number().int().positive().default(100),
   memoryLimitMb: z.number().int().min(8).default(64),
   llm: LlmSettingsSchema.default({}),
+  /**
+   * The run is on a scenario (evaluator/scenarios): the fields above hold its
+   * values with the flags applied, and the snapshot comes from the scenario
+   * (membership, open loop, bursts). `contentHash` lets --resume refuse a
+   * scenario file that changed since.
+   */
+  scenario: z.strictObject({ ref: z.string().min(1), contentHash: z.string().min(1) }).optional(),
 });
 export type EvolveConfigInput = z.input<typeof EvolveConfigSchema>;
 export type EvolveConfig = z.output<typeof EvolveConfigSchema>;

@@ -1,5 +1,5 @@
 import { InputError } from '../../common/errors.js';
-import { buildSnapshotFromStrings, parseSchedCost } from '../../evaluate/index.js';
+import { buildSnapshotFromStrings, parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator } from '../mutators/index.js';
@@ -51,14 +51,18 @@ export class EvolutionRun {
     this.evolver = new Evolver(store, pool, mutator, islands, config, { runId });
   }
 
-  /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
-  static async open(config: EvolveConfig, dbPath: string, resume: boolean): Promise<EvolutionRun> {
+  /**
+   * Start a new run (seeds evaluated as iteration 0) or resume the latest one
+   * in the database. `snapshot`: replay this instead of the one the config's
+   * strings describe (a scenario's, built by the caller).
+   */
+  static async open(config: EvolveConfig, dbPath: string, resume: boolean, options: { snapshot?: Snapshot } = {}): Promise<EvolutionRun> {
     // Everything that can reject the input comes before the database is
     // touched, so that bad flags leave no run (and no file) behind.
     const mutator = buildMutator(config);
     const schedCost = parseSchedCost(config.schedCost);
     const seeds = resume ? [] : loadSeeds(config.seedsDir);
-    const snapshot = buildSnapshotFromStrings({
+    const snapshot = options.snapshot ?? buildSnapshotFromStrings({
       workload: config.workload,
       agents: config.agents,
       nodes: config.nodes,
