@@ -145,6 +145,8 @@ export interface Workload {
   restored: number;
   /** Requests in decode across the cluster. */
   decodeQueue: number;
+  /** Requests waiting for prefill across the cluster; the predictor's decode batch counts them (absent: 0). */
+  prefillQueue?: number;
 }
 
 export interface PhaseCapacity {

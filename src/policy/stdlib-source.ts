@@ -14,8 +14,9 @@
  *
  * Throughput model (design section 3, planner mechanics), for a mean request
  * w = (t_uc uncached tokens, t_c cached tokens, t_out output tokens, t_acc
- * accepted per decode iteration, t_rst restored tokens) and q the cluster's
- * mean decode queue:
+ * accepted per decode iteration, t_rst restored tokens), q_D the cluster's
+ * mean decode queue (running + waiting decode requests) and q_P its mean
+ * prefill queue (requests waiting for prefill):
  *
  *   prefill, per node of kind m:  mu_P = 1 / T_P(w)
  *       T_P(w) = c0 + c1*t_uc + c2*A + c3*t_rst,  A = t_uc*t_c + t_uc*(t_uc+1)/2
@@ -23,16 +24,35 @@
  *     tokens the fixed cost c0 is small, so batching changes little, and not
  *     counting on it keeps the estimate conservative)
  *   decode, per node of kind m, with nD decode nodes up:
- *       B = clamp(q / nD, 1, maxDecodeBatch)
+ *       B = clamp((q_D + q_P) / nD, 1, maxDecodeBatch)
  *       T_D(B) = d0 + d1*phi(B) + d2*B,  phi(B) = 1 - (1 - k/E)^(t_fwd*B)
  *       iterations per request I = max(1, (t_out - 1) / t_acc)   (prefill makes the first token)
  *       mu_D = B / (I * T_D(B))
  *   Theta(P, D; w, q) = min( sum over up P nodes of mu_P , sum over up D nodes of mu_D )
  *
+ * Why q_D + q_P and not q_D alone: mu_D is the decode rate at the batch the
+ * decode nodes run (by Little's law, requests in decode / time in decode),
+ * and that batch depends on the split. In a closed loop the requests in the
+ * system are what both phases share: a split that drains a prefill backlog
+ * hands those requests to decode, whose batches grow. Measured at a
+ * prefill-bound split, q_D alone is small (decode is starved), so the old
+ * rule predicted that moving nodes to prefill would make decode the
+ * bottleneck at the starved batch size: on the shifting preset's mixed and
+ * osworld phases a planner at 4P5D predicted 8P1D at 1.9 req/s where it
+ * serves 6.4, and stayed put (bench/predictor-error.ts, docs/planner-study.md).
+ * Where decode is the bottleneck q_P is small and nothing changes.
+ *
+ * Known limit: the mean request's A uses the means of t_uc and t_c, but in
+ * coding-agent traffic the long uncached prompts (sub-agent starts, compactions)
+ * come with short cached prefixes, so E[t_uc*t_c] < E[t_uc]*E[t_c]: prefill
+ * time is overestimated (cc: prefill-bound splits predicted ~15% low). The
+ * slices carry no per-request spread to correct it with.
+ *
  * Window means: t_uc and t_c are weighted by each slice's arrivals, t_out and
- * t_acc by its completions, q is the plain mean of the slices' decode queues
- * (slices are equally long). t_rst is not observed in ctx and is taken as 0.
- * Nodes of a kind missing from ctx.model add no capacity.
+ * t_acc by its completions, q_D and q_P are the plain means of the slices'
+ * queues (slices are equally long). t_rst is not observed in ctx and is taken
+ * as 0. A workload given without prefillQueue counts it as 0 (the q_D-only
+ * rule). Nodes of a kind missing from ctx.model add no capacity.
  */
 export const STDLIB_SOURCE = String.raw`(function () {
   'use strict';
@@ -110,8 +130,13 @@ export const STDLIB_SOURCE = String.raw`(function () {
     const cached = weightedMean(slices, 'meanCachedTokens', 'arrivals');
     const accepted = weightedMean(slices, 'meanAcceptedPerIter', 'completions');
     const queues = [];
-    for (let i = 0; i < slices.length; i++) queues.push(slices[i].meanDecodeQueue);
+    const prefillQueues = [];
+    for (let i = 0; i < slices.length; i++) {
+      queues.push(slices[i].meanDecodeQueue);
+      prefillQueues.push(slices[i].meanPrefillQueue);
+    }
     const decodeQueue = mean(queues);
+    const prefillQueue = mean(prefillQueues);
     return {
       uncached: uncached,
       cached: isNum(cached) ? cached : 0,
@@ -119,6 +144,7 @@ export const STDLIB_SOURCE = String.raw`(function () {
       accepted: isNum(accepted) && accepted > 0 ? accepted : null,
       restored: 0,
       decodeQueue: isNum(decodeQueue) ? decodeQueue : 0,
+      prefillQueue: isNum(prefillQueue) ? prefillQueue : 0,
     };
   }
 
@@ -136,6 +162,7 @@ export const STDLIB_SOURCE = String.raw`(function () {
       accepted: isNum(s.meanAcceptedPerIter) && s.meanAcceptedPerIter > 0 ? s.meanAcceptedPerIter : w.accepted,
       restored: 0,
       decodeQueue: isNum(s.meanDecodeQueue) ? s.meanDecodeQueue : w.decodeQueue,
+      prefillQueue: isNum(s.meanPrefillQueue) ? s.meanPrefillQueue : w.prefillQueue,
     };
   }
 
@@ -177,7 +204,8 @@ export const STDLIB_SOURCE = String.raw`(function () {
     if (w === null || w === undefined) return { prefill: 0, decode: 0 };
     let decodeNodes = 0;
     for (let i = 0; i < roles.length; i++) if (ctx.nodes[i].state !== 'down' && roles[i] === 'D') decodeNodes++;
-    const perNodeQueue = decodeNodes > 0 ? w.decodeQueue / decodeNodes : 0;
+    const inSystem = w.decodeQueue + (isNum(w.prefillQueue) ? w.prefillQueue : 0);
+    const perNodeQueue = decodeNodes > 0 ? inSystem / decodeNodes : 0;
     let prefill = 0;
     let decode = 0;
     for (let i = 0; i < roles.length; i++) {

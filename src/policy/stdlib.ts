@@ -13,8 +13,14 @@ export interface Workload {
   accepted: number | null;
   /** t_rst: tokens restored from host memory (0 when unobserved). */
   restored: number;
-  /** q: requests in decode across the cluster. */
+  /** q_D: requests in decode (running and waiting) across the cluster. */
   decodeQueue: number;
+  /**
+   * q_P: requests waiting for prefill across the cluster. The predictor sizes
+   * decode batches from q_D + q_P (the requests a split shares out between
+   * the phases); absent counts as 0. meanWorkload and sliceWorkload set it.
+   */
+  prefillQueue?: number;
 }
 
 export interface PhaseCapacity {

@@ -101,18 +101,34 @@ describe('stdlib workload', () => {
 
 describe('stdlib throughput predictor', () => {
   // Prefill: A = 100*101/2 = 5050 (c2 = 0), T_P = 0.1 + 0.001*100 = 0.2 s -> 5 req/s per node.
-  // Decode, 2 D nodes, q = 40: B = 20, T_D = 0.01 + 0.001*20 = 0.03 s,
-  // I = (101 - 1) / 2 = 50 iterations -> 20 / (50 * 0.03) = 13.33 req/s per node.
+  // Decode, 2 D nodes, q_D = 40 and q_P = 1: B = 20.5, T_D = 0.01 + 0.001*20.5 = 0.0305 s,
+  // I = (101 - 1) / 2 = 50 iterations -> 20.5 / (50 * 0.0305) = 13.44 req/s per node.
   it('follows the documented formulas', () => {
     const ctx = simpleCtx('PPDD');
     const cap = phaseCapacity(ctx, roles('PPDD'));
     expect(cap.prefill).toBeCloseTo(10, 10);
-    expect(cap.decode).toBeCloseTo(2 * (20 / (50 * 0.03)), 10);
+    expect(cap.decode).toBeCloseTo(2 * (20.5 / (50 * 0.0305)), 10);
     expect(predictThroughput(ctx, roles('PPDD'))).toBeCloseTo(10, 10);
-    // 3P1D: B = 40 per node, T_D = 0.05 -> 40 / 2.5 = 16 req/s; prefill 15.
+    // 3P1D: B = 41 per node, T_D = 0.051 -> 41 / 2.55 = 16.08 req/s; prefill 15.
     expect(predictThroughput(ctx, roles('PPPD'))).toBeCloseTo(15, 10);
+    expect(phaseCapacity(ctx, roles('PPPD')).decode).toBeCloseTo(41 / (50 * 0.051), 10);
     expect(predictThroughput(ctx, roles('PPPP'))).toBe(0);
     expect(predictThroughput(ctx, roles('DDDD'))).toBe(0);
+  });
+
+  // Intended change (planner study): decode batches are sized from the requests
+  // waiting for prefill as well as those in decode, since a split with more
+  // prefill hands the prefill backlog to decode.
+  it('sizes decode batches from the prefill backlog too, so a prefill-bound window does not underrate decode', () => {
+    const starved = simpleCtx('PPPD', [slice({ meanPrefillQueue: 60, meanDecodeQueue: 4 })]);
+    const w = meanWorkload(starved)!;
+    expect(w.prefillQueue).toBe(60);
+    expect(sliceWorkload(starved, 0)!.prefillQueue).toBe(60);
+    // 1 D node: B = 64 (60 + 4, at the batch cap 64), T_D = 0.01 + 0.064 = 0.074 s -> 64 / (50 * 0.074) req/s.
+    expect(phaseCapacity(starved, roles('PPPD')).decode).toBeCloseTo(64 / (50 * 0.074), 10);
+    // Without the prefill queue (a hand-made workload), the decode batch is q_D / nD = 4.
+    const noPq = { ...w, prefillQueue: undefined };
+    expect(phaseCapacity(starved, roles('PPPD'), noPq).decode).toBeCloseTo(4 / (50 * 0.014), 10);
   });
 
   it('uses the phi term, the batch cap and the kind tAcc when t_acc is unmeasured', () => {
