@@ -1,4 +1,5 @@
 import type { RequestState } from './request-state.js';
+import { RunningMean, Samples } from './samples.js';
 import { mean, round, summarize, type Summary } from './stats.js';
 
 /** The section 3 metrics over the scored period (warm-up excluded). */
@@ -55,8 +56,11 @@ export interface TransitionRecord {
 
 interface SliceAccumulator {
   arrivals: number;
+  /** Completions; their TTFT and E2E while the slice is open, summarised once it is over (see freeze). */
+  completions: number;
   ttft: number[];
   e2e: number[];
+  summary: { ttft: Summary; e2e: Summary } | null;
   uncached: number;
   cached: number;
   output: number;
@@ -68,12 +72,32 @@ interface SliceAccumulator {
 }
 
 /**
- * Collects per-request records and per-slice aggregates as the run goes, so
+ * Collects per-request figures and per-slice aggregates as the run goes, so
  * that a policy can be handed the last window at any time.
+ *
+ * Memory stays small over a long run (a day of `serve`): a completed request
+ * is not kept, only the numbers the scored metrics need (exact samples for
+ * the percentiles, 8 bytes each; running sums, added in completion order, for
+ * the means), and a slice's samples are replaced by their summary once the
+ * slice is over. The results are the same as from keeping every request.
  */
 export class MetricsRecorder {
   private readonly slices: SliceAccumulator[] = [];
-  private readonly scored: RequestState[] = [];
+  /** Slices before this index are over and summarised. */
+  private frozenUpTo = 0;
+  private readonly scored = {
+    count: 0,
+    input: 0,
+    hit: 0,
+    ideal: 0,
+    uncached: 0,
+    tpot: new RunningMean(),
+    ttft: new Samples(),
+    e2e: new Samples(),
+    waits: new Samples(),
+    /** Prefill queue wait per prefill node, in order of first appearance. */
+    waitByNode: new Map<number, RunningMean>(),
+  };
   readonly transitions: TransitionRecord[] = [];
   readonly splitTimeline: { at: number; split: string }[] = [];
   arrived = 0;
@@ -87,12 +111,14 @@ export class MetricsRecorder {
     private readonly tokensPerIteration: number,
   ) {}
 
+  /** The slice of time t (simulated time only moves forward, so every earlier slice is over). */
   private slice(t: number): SliceAccumulator {
     const i = Math.max(0, Math.floor(t / this.sliceSeconds));
     while (this.slices.length <= i) {
       const prev = this.slices[this.slices.length - 1];
-      this.slices.push({ arrivals: 0, ttft: [], e2e: [], uncached: 0, cached: 0, output: 0, input: 0, prefillQueueSum: 0, decodeQueueSum: 0, samples: 0, split: prev?.split ?? '' });
+      this.slices.push({ arrivals: 0, completions: 0, ttft: [], e2e: [], summary: null, uncached: 0, cached: 0, output: 0, input: 0, prefillQueueSum: 0, decodeQueueSum: 0, samples: 0, split: prev?.split ?? '' });
     }
+    while (this.frozenUpTo < i) freeze(this.slices[this.frozenUpTo++]!);
     return this.slices[i]!;
   }
 
@@ -104,13 +130,31 @@ export class MetricsRecorder {
   completion(rs: RequestState, t: number): void {
     this.completed++;
     const s = this.slice(t);
+    s.completions++;
     s.ttft.push(rs.firstTokenAt - rs.arrival);
     s.e2e.push(t - rs.arrival);
     s.uncached += rs.uncachedTokens;
     s.cached += rs.hitTokens;
     s.input += rs.req.inputTokens;
     s.output += rs.req.outputTokens;
-    if (t >= this.warmupSeconds && t <= this.endSeconds) this.scored.push(rs);
+    if (t >= this.warmupSeconds && t <= this.endSeconds) this.score(rs);
+  }
+
+  private score(rs: RequestState): void {
+    const m = this.scored;
+    m.count++;
+    m.input += rs.req.inputTokens;
+    m.hit += rs.hitTokens;
+    m.ideal += Math.min(rs.req.inputTokens, rs.idealBlocks * 512);
+    m.uncached += rs.uncachedTokens;
+    if (rs.req.outputTokens > 1) m.tpot.add(((rs.finishedAt - rs.firstTokenAt) / (rs.req.outputTokens - 1)) * 1000);
+    const w = rs.prefillStart - rs.enqueuedAt;
+    m.waits.push(w);
+    let node = m.waitByNode.get(rs.prefillNode);
+    if (!node) m.waitByNode.set(rs.prefillNode, (node = new RunningMean()));
+    node.add(w);
+    m.ttft.push(rs.firstTokenAt - rs.arrival);
+    m.e2e.push(rs.finishedAt - rs.arrival);
   }
 
   queues(t: number, prefillQueue: number, decodeQueue: number): void {
@@ -147,9 +191,8 @@ export class MetricsRecorder {
     const s = this.slice(i * this.sliceSeconds);
     const start = i * this.sliceSeconds;
     const end = start + this.sliceSeconds;
-    const n = s.e2e.length;
-    const ttft = summarize(s.ttft);
-    const e2e = summarize(s.e2e);
+    const n = s.completions;
+    const { ttft, e2e } = s.summary ?? { ttft: summarize(s.ttft), e2e: summarize(s.e2e) };
     return {
       start,
       end,
@@ -175,50 +218,40 @@ export class MetricsRecorder {
   }
 
   finalize(inFlight: number, prefillIdlePct: number): SimMetrics {
-    const recs = this.scored;
+    const m = this.scored;
     const scoredSeconds = this.endSeconds - this.warmupSeconds;
-    let input = 0;
-    let hit = 0;
-    let ideal = 0;
-    let uncached = 0;
-    const tpot: number[] = [];
-    const waitByNode = new Map<number, number[]>();
-    const waits: number[] = [];
-    for (const rs of recs) {
-      input += rs.req.inputTokens;
-      hit += rs.hitTokens;
-      ideal += Math.min(rs.req.inputTokens, rs.idealBlocks * 512);
-      uncached += rs.uncachedTokens;
-      if (rs.req.outputTokens > 1) tpot.push(((rs.finishedAt - rs.firstTokenAt) / (rs.req.outputTokens - 1)) * 1000);
-      const w = rs.prefillStart - rs.enqueuedAt;
-      waits.push(w);
-      let list = waitByNode.get(rs.prefillNode);
-      if (!list) waitByNode.set(rs.prefillNode, (list = []));
-      list.push(w);
-    }
-    const perNode = [...waitByNode.values()].map(mean);
+    const { input, hit, ideal, uncached } = m;
+    const perNode = [...m.waitByNode.values()].map((w) => w.mean);
     const avgWait = mean(perNode);
     const scoredTransitions = this.transitions.filter((t) => t.start >= this.warmupSeconds && t.start <= this.endSeconds);
     const finished = scoredTransitions.filter((t) => t.end !== null);
-    const ttft = summarize(recs.map((r) => r.firstTokenAt - r.arrival));
-    const e2e = summarize(recs.map((r) => r.finishedAt - r.arrival));
-    const qw = summarize(waits);
+    const ttft = summarize(m.ttft.values());
+    const e2e = summarize(m.e2e.values());
+    const qw = summarize(m.waits.values());
     const roundSummary = (s: Summary): Summary => ({ mean: round(s.mean), p50: round(s.p50), p95: round(s.p95) });
     return {
-      throughput: round(scoredSeconds > 0 ? recs.length / scoredSeconds : 0),
+      throughput: round(scoredSeconds > 0 ? m.count / scoredSeconds : 0),
       ttft: roundSummary(ttft),
       e2e: roundSummary(e2e),
-      tpotMs: round(mean(tpot), 3),
+      tpotMs: round(m.tpot.mean, 3),
       kvHitRate: { actual: round(input ? hit / input : 0), ideal: round(input ? ideal / input : 0) },
       lostKvReusePct: round(ideal ? (Math.max(0, ideal - hit) / ideal) * 100 : 0, 3),
-      uncachedTokensPerRequest: round(recs.length ? uncached / recs.length : 0, 1),
+      uncachedTokensPerRequest: round(m.count ? uncached / m.count : 0, 1),
       prefillQueueWait: roundSummary(qw),
       prefillMostLoadedOverAvg: round(avgWait > 0 ? Math.max(...perNode) / avgWait : 1, 3),
       prefillIdlePct: round(prefillIdlePct, 2),
       transitions: { count: scoredTransitions.length, meanSeconds: round(mean(finished.map((t) => t.end! - t.start)), 3) },
       requestsArrived: this.arrived,
-      requestsCompleted: recs.length,
+      requestsCompleted: m.count,
       requestsInFlight: inFlight,
     };
   }
+}
+
+/** A slice that is over: its samples are replaced by their summary (what sliceMetrics reports). */
+function freeze(s: SliceAccumulator): void {
+  if (s.summary) return;
+  s.summary = { ttft: summarize(s.ttft), e2e: summarize(s.e2e) };
+  s.ttft = [];
+  s.e2e = [];
 }

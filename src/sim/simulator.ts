@@ -10,7 +10,7 @@ import { SimNode } from './node.js';
 import type { PolicyCtx, PolicyHook } from './policy-hook.js';
 import { BLOCK_TOKENS, RequestState } from './request-state.js';
 import { chooseDecode, packDecode, type DecodeRouterState } from './routing/decode.js';
-import { choosePrefill, type PrefillRouterState } from './routing/prefill.js';
+import { choosePrefill, forgetBranch, type PrefillRouterState } from './routing/prefill.js';
 import { placementOn } from './routing/prefix.js';
 import { prefillIterations } from './prefill-chunks.js';
 import { formatSplit, type Role } from './split.js';
@@ -311,6 +311,7 @@ export class Simulator {
       }
       case 'branch-end':
         this.kv.endBranch(event.branch);
+        forgetBranch(this.prefillRouter, event.branch);
         return;
       case 'wake':
         for (const ev of this.opts.source.onWake(event.token, this.now)) this.scheduleWorkload(ev);

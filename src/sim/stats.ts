@@ -1,5 +1,5 @@
 /** Small numeric helpers for metrics. Percentiles interpolate linearly between ranks. */
-export function mean(values: readonly number[]): number {
+export function mean(values: readonly number[] | Float64Array): number {
   if (values.length === 0) return 0;
   let s = 0;
   for (const v of values) s += v;
@@ -20,7 +20,7 @@ export interface Summary {
   p95: number;
 }
 
-export function summarize(values: readonly number[]): Summary {
+export function summarize(values: readonly number[] | Float64Array): Summary {
   const sorted = Float64Array.from(values).sort();
   return { mean: mean(values), p50: percentileSorted(sorted as unknown as number[], 50), p95: percentileSorted(sorted as unknown as number[], 95) };
 }

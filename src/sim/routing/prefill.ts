@@ -7,6 +7,14 @@ export interface PrefillRouterState {
   sessionNode: Map<number, number>;
 }
 
+/**
+ * The branch ended (it sends no more requests): its sticky node is no longer
+ * needed. Without this the map grows with every branch of a long run.
+ */
+export function forgetBranch(state: PrefillRouterState, branch: number): void {
+  state.sessionNode.delete(branch);
+}
+
 /** SGLang model-gateway cache-aware policy thresholds (issue: absolute 32, relative 1.1, match 0.5). */
 export const CACHE_AFFINITY = { balanceAbsThreshold: 32, balanceRelThreshold: 1.1, matchThreshold: 0.5 } as const;
 
