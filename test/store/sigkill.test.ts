@@ -57,7 +57,7 @@ interface Round {
  */
 function runAndKill(storeIndex: string, db: string, run: number, commits: number): Promise<Round> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fixture, storeIndex, db, String(run), String(PER_ITERATION), String(SPIN_MS)], {
+    const child = spawn(process.execPath, [fixture, storeIndex, db, String(run), String(PER_ITERATION), String(SPIN_MS), String(commits)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const round: Round = { started: -1, committed: new Map(), killedInside: undefined };
