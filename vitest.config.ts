@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Fails the run, with a one-line reason, when dist/ is older than src/ (tests start compiled workers).
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
     testTimeout: 60_000,
