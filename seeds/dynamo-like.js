@@ -1,35 +1,55 @@
 /*
- * dynamo-like: threshold-and-cooldown scaling in the style of Dynamo's planner.
+ * dynamo-like: Dynamo's load-based planner on a fixed cluster.
  *
- * What it does: watches the decode side. When decode nodes run out of KV
- * memory (mean GPU KV utilisation above KV_HIGH) or requests pile up waiting
- * for decode (waiting requests per decode node above QUEUE_HIGH), it moves one
- * prefill node to decode. When decode is idle (KV below KV_LOW and almost no
- * decode wait) while prefill has a backlog, it gives one decode node back to
- * prefill. Between the two bands it does nothing. After any change it waits
- * COOLDOWN_SECONDS, and never acts while a switch is under way. Membership
- * changes only trigger a repair when a phase is left empty.
+ * What it does: every ADJUSTMENT_SECONDS, and never while a switch or restart
+ * is under way (Dynamo blocks metric pulling and adjustment while workers are
+ * being added or removed, then starts a fresh interval), it moves at most one
+ * node. Decode asks for a node
+ * when its KV load, averaged over the decode nodes, is above KV_HIGH, or when
+ * requests wait for decode (more than QUEUE_HIGH per decode node); prefill
+ * asks for one when the prefill queue holds more than PREFILL_QUEUE_HIGH
+ * requests. On a fixed cluster a scale-up is a move from the other phase, so
+ * a phase gets a node only when the other is not asking for one (when both
+ * ask, nothing moves). Membership changes only trigger a repair when a phase
+ * is left empty.
  *
- * Signals: per decode node GPU KV use (kv.l1Used / kv.l1Capacity) and queue
- * length; the latest slice's mean decode queue against the model's
- * maxDecodeBatch (requests beyond a full batch are waiting); prefill nodes'
- * queue length and the latest slice's mean prefill queue. No throughput
- * model, no window statistics beyond the latest slice.
+ * Signals: read the way Dynamo's planner gets them...
+ * - KV load of a decode node = GPU KV use (kv.l1Used / kv.l1Capacity) plus
+ *   0.02 per waiting request (the planner's own estimate of the KV that
+ *   waiting requests will take once scheduled).
+ * - The prefill queue is the one shared queue remote prefills wait in. With
+ *   conditional disaggregation (CONDITIONAL_DISAGG, on in Dynamo's example
+ *   deployments), a decode worker prefills a request itself when that queue
+ *   already holds MAX_PREFILL_QUEUE (max-prefill-queue-size, 2 by default)
+ *   requests. So the planner never sees a prefill queue longer than that,
+ *   and what prefill cannot take shows up as requests waiting on the decode
+ *   workers. The simulator always prefills on prefill nodes, so this seed
+ *   rebuilds that view from ctx: the cluster's prefill queue (latest slice,
+ *   or the prefill nodes' queues now, whichever is larger) is cut at
+ *   MAX_PREFILL_QUEUE and the rest is counted as decode waiting, spread over
+ *   the decode nodes.
+ * - Decode waiting also counts the latest slice's requests beyond what full
+ *   decode batches (model maxDecodeBatch) hold.
+ * Thresholds are Dynamo's load-planner defaults (decode KV 0.9, prefill
+ * queue 5 requests); the 180 s adjustment interval is its default too. No throughput model, no window statistics beyond the latest slice.
  *
- * Trade-off: cheap (a few sums per call), conservative replanning (a long
- * cooldown, a dead band between thresholds) and minimal reconfiguration (one
- * node per decision), so it is slow to follow a large shift: reaching the
- * right split from far away takes several cooldowns. It reacts to symptoms
- * (memory, queues), not to a prediction, so it cannot see a prefill/decode
- * imbalance that has not yet turned into a queue.
+ * Trade-off: cheap (a few sums per call) and minimal reconfiguration (one
+ * node per decision), so it is slow to follow a large shift. It reacts to
+ * symptoms, not to a prediction, and reads a prefill backlog as decode load:
+ * when prefill is the bottleneck (long uncached prompts, restart mechanics
+ * that lose the prefix cache) it keeps moving nodes from prefill to decode,
+ * which deepens the backlog it is reacting to (published: Dynamo slid from
+ * 6P3D to 2P7D on cc with 90 agents). Setting CONDITIONAL_DISAGG to false
+ * shows it the whole prefill queue.
  */
 
-const COOLDOWN_SECONDS = 180;
-const KV_HIGH = 0.9; // decode GPU KV utilisation that asks for another decode node
-const KV_LOW = 0.5; // below this (and no decode wait) decode can spare a node
-const QUEUE_HIGH = 8; // waiting decode requests per decode node that asks for another
-const QUEUE_LOW = 1; // decode wait per node under which decode counts as idle
-const PREFILL_BACKLOG = 2; // waiting prefill requests per prefill node worth a node back
+const ADJUSTMENT_SECONDS = 180; // Dynamo's adjustment interval
+const KV_HIGH = 0.9; // decode KV load that asks for another decode node
+const QUEUE_HIGH = 8; // waiting decode requests per decode node that ask for another
+const PREFILL_QUEUE_HIGH = 5; // requests in the prefill queue that ask for another prefill node
+const CONDITIONAL_DISAGG = true; // decode workers prefill locally when the prefill queue is full
+const MAX_PREFILL_QUEUE = 2; // Dynamo's max-prefill-queue-size
+const WAITING_KV = 0.02; // KV share the planner assumes per waiting request
 
 function upCount(ctx) {
   let up = 0;
@@ -58,7 +78,7 @@ function latestSlice(ctx) {
   return slices.length > 0 ? slices[slices.length - 1] : null;
 }
 
-// The decode and prefill symptoms, from the nodes and the latest slice.
+// The decode and prefill symptoms as Dynamo's planner sees them (see the header).
 function signals(ctx) {
   const roles = headedRoles(ctx);
   let kvSum = 0;
@@ -88,21 +108,33 @@ function signals(ctx) {
     }
   }
   const s = latestSlice(ctx);
+  const prefillQueue = Math.max(pWait, s !== null ? s.meanPrefillQueue : 0);
+  // Conditional disaggregation: what the prefill queue cannot hold waits on decode workers.
+  const seenPrefillQueue = CONDITIONAL_DISAGG ? Math.min(prefillQueue, MAX_PREFILL_QUEUE) : prefillQueue;
+  const localPrefills = prefillQueue - seenPrefillQueue;
   // Requests beyond what full decode batches hold are waiting for decode.
-  const overflow = s !== null && dNodes > 0 ? Math.max(0, s.meanDecodeQueue - batchSum) / dNodes : 0;
-  const prefillQueue = s !== null && pNodes > 0 ? s.meanPrefillQueue / pNodes : 0;
+  const overflow = s !== null ? Math.max(0, s.meanDecodeQueue - batchSum) : 0;
+  const decodeWait = dNodes > 0 ? (Math.max(dWait, overflow) + localPrefills) / dNodes : 0;
   return {
     P: pNodes,
     D: dNodes,
-    kv: kvNodes > 0 ? kvSum / kvNodes : 0,
-    decodeWait: Math.max(dNodes > 0 ? dWait / dNodes : 0, overflow),
-    prefillWait: Math.max(pNodes > 0 ? pWait / pNodes : 0, prefillQueue),
+    kv: (kvNodes > 0 ? kvSum / kvNodes : 0) + WAITING_KV * decodeWait,
+    decodeWait: decodeWait,
+    prefillQueue: seenPrefillQueue,
   };
 }
 
+// Dynamo blocks while workers are being added or removed and starts a fresh
+// adjustment interval (metrics pulled anew) once they are: no decision until
+// ADJUSTMENT_SECONDS after the last decision and after the last switch ended.
 function cooling(ctx) {
-  for (let i = 0; i < ctx.transitions.length; i++) if (ctx.transitions[i].end === undefined) return true;
-  return ctx.lastRescheduleAt !== null && ctx.now - ctx.lastRescheduleAt < COOLDOWN_SECONDS;
+  let since = ctx.lastRescheduleAt;
+  for (let i = 0; i < ctx.transitions.length; i++) {
+    const t = ctx.transitions[i];
+    if (t.end === undefined) return true;
+    if (since === null || t.end > since) since = t.end;
+  }
+  return since !== null && ctx.now - since < ADJUSTMENT_SECONDS;
 }
 
 // The prefill count to move to (the current one when nothing should change).
@@ -111,8 +143,10 @@ function target(ctx) {
   const b = bounds(ctx, sig.P);
   const cur = Math.min(b.hi, Math.max(b.lo, sig.P));
   if (cur !== sig.P || cooling(ctx)) return cur;
-  if (sig.kv > KV_HIGH || sig.decodeWait > QUEUE_HIGH) return Math.max(b.lo, cur - 1);
-  if (sig.kv < KV_LOW && sig.decodeWait < QUEUE_LOW && sig.prefillWait > PREFILL_BACKLOG) return Math.min(b.hi, cur + 1);
+  const decodeWants = sig.kv > KV_HIGH || sig.decodeWait > QUEUE_HIGH;
+  const prefillWants = sig.prefillQueue > PREFILL_QUEUE_HIGH;
+  if (decodeWants && !prefillWants) return Math.max(b.lo, cur - 1);
+  if (prefillWants && !decodeWants) return Math.min(b.hi, cur + 1);
   return cur;
 }
 

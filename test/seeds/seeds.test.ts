@@ -375,8 +375,30 @@ describe('dynamo-like', () => {
     expect(upSplit(plan(sandbox, ctx), ctx)).toEqual({ P: 3, D: 6 });
   });
 
-  it('gives a decode node back to prefill when decode is idle and prefill has a backlog', () => {
+  // Intended change (planner study): with conditional disaggregation (Dynamo's
+  // default deployment) the planner never sees more than max-prefill-queue-size
+  // requests in the prefill queue; the rest wait on decode workers and read as
+  // decode load. Only with it off does a prefill backlog win a node back.
+  it('reads a prefill backlog as decode load under conditional disaggregation', () => {
     const sandbox = load('dynamo-like');
+    const ctx = sampleCtx();
+    ctx.nodes.forEach((n) => {
+      if (n.role === 'D') {
+        n.queueLength = 0;
+        n.kv.l1Used = 0.2 * n.kv.l1Capacity;
+      } else {
+        n.queueLength = 15; // 60 waiting: 2 seen in the prefill queue, 58 on the 5 decode nodes
+      }
+    });
+    expect(should(sandbox, ctx)).toBe(true);
+    expect(upSplit(plan(sandbox, ctx), ctx)).toEqual({ P: 3, D: 6 });
+  });
+
+  it('gives a decode node back to prefill on a prefill backlog when it sees the whole prefill queue', () => {
+    const source = seedSource('dynamo-like').replace('const CONDITIONAL_DISAGG = true;', 'const CONDITIONAL_DISAGG = false;');
+    expect(source).toContain('const CONDITIONAL_DISAGG = false;');
+    const sandbox = PolicySandbox.create(source, { name: 'dynamo-like-no-cd', seed: 7 });
+    open.push(sandbox);
     const ctx = sampleCtx();
     ctx.nodes.forEach((n) => {
       if (n.role === 'D') {
@@ -388,6 +410,19 @@ describe('dynamo-like', () => {
     });
     expect(should(sandbox, ctx)).toBe(true);
     expect(upSplit(plan(sandbox, ctx), ctx)).toEqual({ P: 5, D: 4 });
+  });
+
+  it('waits a whole adjustment interval after a switch has ended', () => {
+    const sandbox = load('dynamo-like');
+    const ctx = sampleCtx();
+    ctx.nodes.forEach((n) => {
+      if (n.role === 'D') n.queueLength = 20;
+    });
+    ctx.lastRescheduleAt = ctx.now - 900;
+    ctx.transitions = [{ node: 3, from: 'P', to: 'D', start: ctx.now - 900, end: ctx.now - 60 }];
+    expect(should(sandbox, ctx)).toBe(false);
+    ctx.transitions = [{ node: 3, from: 'P', to: 'D', start: ctx.now - 900, end: ctx.now - 200 }];
+    expect(should(sandbox, ctx)).toBe(true);
   });
 
   it('waits out its cooldown', () => {
