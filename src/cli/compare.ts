@@ -19,7 +19,7 @@ export function registerCompareCommand(program: Command, io: CliIO): void {
   const cmd = program.command('compare').description('Replay the same workload window under several policies and print them side by side');
   addClusterOptions(cmd, { warmupMin: 2, minutes: 10 })
     .option('--policies <files...>', 'policy files (default: every seeds/*.js)')
-    .option('--sched-cost <measured|zero|fixed:MS>', "how the policies' scheduling time is charged", 'measured')
+    .option('--sched-cost <counted|measured|zero|fixed:MS>', "how the policies' scheduling time is charged", 'counted')
     .option('--json', 'print one JSON object {snapshot, results: [...]} ', false)
     .action((flags: CompareFlags, command: Command) => {
       const files = flags.policies?.length ? flags.policies : defaultSeeds();

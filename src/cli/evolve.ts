@@ -69,7 +69,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--mutator <spec>', 'structural | llm | mix:llm=0.7,structural=0.3', 'structural')
     .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
     .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
-    .option('--sched-cost <measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'measured')
+    .option('--sched-cost <counted|measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'counted')
     .option('--seeds <dir>', 'folder of seed policies (the initial population)')
     .option('--warm-start <db>', 'also start from the best candidates of the latest run in this database')
     .option('--migrate-every <n>', 'ring migration period in iterations', intOption('--migrate-every', 1, 1_000_000), 10)

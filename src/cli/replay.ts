@@ -20,7 +20,7 @@ export function registerReplayCommand(program: Command, io: CliIO): void {
     .description('Replay a workload window under a policy (sandboxed) and print T_total, its breakdown and the metrics');
   addClusterOptions(cmd, { warmupMin: 2, minutes: 10 })
     .requiredOption('--policy <file.js>', 'the policy: a plain JS file with shouldReschedule(ctx) and schedule(ctx)')
-    .option('--sched-cost <measured|zero|fixed:MS>', "how the policy's scheduling time is charged", 'measured')
+    .option('--sched-cost <counted|measured|zero|fixed:MS>', "how the policy's scheduling time is charged", 'counted')
     .option('--cpu-limit-ms <ms>', 'CPU limit per policy call', intOption('--cpu-limit-ms', 1, 60_000), 100)
     .option('--memory-limit-mb <mb>', 'memory limit of the policy isolate', intOption('--memory-limit-mb', 8, 4096), 64)
     .option('--json', 'print one JSON object {policy, fitness, breakdown, metrics, failures, features, finalSplit, splitTimeline}', false)

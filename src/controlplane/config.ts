@@ -29,7 +29,7 @@ export const ControlPlaneConfigSchema = z
     mutator: z.string().default('structural'),
     llm: LlmSettingsSchema.default({}),
     seed: z.number().int().min(0).default(1),
-    schedCost: z.string().default('measured'),
+    schedCost: z.string().default('counted'),
     /** The first cycle starts from these seeds (and the deployed policy). */
     seedsDir: z.string().min(1).default(() => join(packageRoot(), 'seeds')),
     /** Elites of a cycle carried into the next one. */

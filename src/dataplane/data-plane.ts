@@ -22,7 +22,7 @@ export interface DataPlaneOptions {
   rollbackAfter?: number;
   /** Limits of each policy's sandbox (CPU per call, memory). */
   sandbox?: Omit<SandboxOptions, 'seed' | 'name'>;
-  /** How policy CPU time is charged as scheduling delay (default measured). */
+  /** How policy CPU time is charged as scheduling delay (default counted: deterministic). */
   schedCost?: SchedCost;
   /** Serve this source instead of opening `scenario.workload` (tests, custom sources). */
   source?: WorkloadSource;
@@ -112,7 +112,7 @@ export class DataPlane implements Steppable {
     this.monitorStep = scenario.monitorStepSeconds;
     if (ringMinutes * 60 < this.monitorStep) throw new UsageError(`ringMinutes (${ringMinutes}) must cover at least one monitoring step of ${this.monitorStep} s`);
     this.slot = new PolicySlot(policy, {
-      schedCost: options.schedCost ?? { kind: 'measured' },
+      schedCost: options.schedCost ?? { kind: 'counted' },
       sandbox: options.sandbox,
       seed: scenario.seed,
       rollbackAfter: options.rollbackAfter,

@@ -25,6 +25,12 @@ export const SandboxOptionsSchema = z
     name: z.string().min(1).default('policy'),
     /** Largest plan accepted, as JSON. */
     maxPlanBytes: z.number().int().min(256).default(64 * 1024),
+    /**
+     * Count the policy's operations (instrument.ts) for the `counted`
+     * scheduling cost. Off, the policy runs exactly as written and every
+     * call reports 0 ops.
+     */
+    countOps: z.boolean().default(true),
   })
   .transform((o) => {
     const wallLimitMs = Math.ceil(o.wallLimitMs ?? o.cpuLimitMs * 10);

@@ -4,34 +4,29 @@ import { validatePlan, type Ctx, type Plan } from '../policy/index.js';
 import { PolicyFailure, SandboxDisposedError, type FailureKind, type FailurePhase } from './failure.js';
 import { processCpuMark, processCpuMsSince } from './process-cpu.js';
 import { resolveSandboxOptions, type SandboxLimits, type SandboxOptions } from './options.js';
-import {
-  DispatchOp,
-  POLICY_FILENAME,
-  PRELUDE_FILENAME,
-  PRELUDE_SOURCE,
-  STDLIB_FILENAME,
-  STDLIB_INSTALL_SOURCE,
-} from './prelude.js';
+import { InstrumentError } from './instrument.js';
+import { OpCounter } from './op-counter.js';
+import { errorText, failureFromIsolate, isCopyable, truncate } from './answers.js';
+import { DispatchOp, POLICY_FILENAME, PRELUDE_FILENAME, PRELUDE_SOURCE, STDLIB_FILENAME } from './prelude.js';
 
 /**
  * Answers of a call. cpuMs is the call's time in the isolate as isolated-vm
  * measures it (copying ctx in and the answer out included); on a machine
  * short of cores it can include time spent waiting for one (process-cpu.ts).
+ * ops is the call's count of function entries and loop iterations
+ * (instrument.ts): deterministic, and counted whether the call returned,
+ * threw or was stopped; 0 when counting is off.
  */
 export type ShouldRescheduleResult =
-  | { ok: true; value: boolean; cpuMs: number }
-  | { ok: false; failure: PolicyFailure; cpuMs: number };
+  | { ok: true; value: boolean; cpuMs: number; ops: number }
+  | { ok: false; failure: PolicyFailure; cpuMs: number; ops: number };
 
 export type ScheduleResult =
-  | { ok: true; plan: Plan; cpuMs: number }
-  | { ok: false; failure: PolicyFailure; cpuMs: number };
+  | { ok: true; plan: Plan; cpuMs: number; ops: number }
+  | { ok: false; failure: PolicyFailure; cpuMs: number; ops: number };
 
 /** What the dispatcher may answer: a boolean, plan JSON, or [kind, message]. */
 type Raw = unknown;
-
-/** Kinds the dispatcher itself reports; the others are decided here, from the isolate's state. */
-const ISOLATE_KINDS: ReadonlySet<string> = new Set<FailureKind>(['throw', 'invalid-plan', 'too-large', 'missing-function']);
-const MESSAGE_CHARS = 2000;
 
 /**
  * One policy, compiled once into its own isolate and context, called many
@@ -61,6 +56,7 @@ export class PolicySandbox {
     dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw>,
     /** CPU the policy's top level and binding took while loading. */
     readonly loadCpuMs: number,
+    private readonly counter: OpCounter,
   ) {
     this.isolate = isolate;
     this.context = context;
@@ -75,14 +71,15 @@ export class PolicySandbox {
   static create(source: string, options: SandboxOptions = {}): PolicySandbox {
     const limits = resolveSandboxOptions(options);
     const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
+    const counter = new OpCounter(source, limits.countOps);
     let context: ivm.Context | undefined;
     let dispatcher: ivm.Reference<(op: number, ctx: unknown) => Raw> | undefined;
     try {
       context = hold(isolate.createContextSync());
-      const dispatch = (dispatcher = hold(installPrelude(isolate, context, limits)));
+      const dispatch = (dispatcher = hold(installPrelude(isolate, context, limits, counter)));
       const proc0 = processCpuMark();
       const cpu0 = isolate.cpuTime;
-      loadPolicy(isolate, context, source, limits);
+      loadPolicy(isolate, context, source, limits, counter);
       const bound = runGuarded(isolate, limits, 'load', () =>
         dispatch.applySync(undefined, [DispatchOp.Bind, null], {
           arguments: { copy: true },
@@ -95,7 +92,7 @@ export class PolicySandbox {
       if (loadCpuMs > limits.cpuLimitMs && processCpuMsSince(proc0) > limits.cpuLimitMs) {
         throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
       }
-      return new PolicySandbox(limits, isolate, context, dispatch, loadCpuMs);
+      return new PolicySandbox(limits, isolate, context, dispatch, loadCpuMs, counter);
     } catch (error) {
       // As in dispose(): handles left to the garbage collector can abort the process.
       releaseQuietly(dispatcher);
@@ -118,6 +115,11 @@ export class PolicySandbox {
     return this.callCount;
   }
 
+  /** Ops counted so far, the policy's top level included. */
+  get cumulativeOps(): number {
+    return this.counter.total;
+  }
+
   /** The failure that disposed the isolate, if one did. */
   get fatalFailure(): PolicyFailure | null {
     return this.deadBy;
@@ -130,20 +132,21 @@ export class PolicySandbox {
   shouldReschedule(ctx: Ctx): ShouldRescheduleResult {
     const answer = this.call(DispatchOp.ShouldReschedule, 'shouldReschedule', ctx);
     if (!answer.ok) return answer;
-    const { raw, cpuMs } = answer;
-    if (typeof raw === 'boolean') return { ok: true, value: raw, cpuMs };
-    return { ok: false, failure: failureFromIsolate(raw, 'shouldReschedule'), cpuMs };
+    const { raw, cpuMs, ops } = answer;
+    if (typeof raw === 'boolean') return { ok: true, value: raw, cpuMs, ops };
+    return { ok: false, failure: failureFromIsolate(raw, 'shouldReschedule'), cpuMs, ops };
   }
 
   schedule(ctx: Ctx): ScheduleResult {
     const answer = this.call(DispatchOp.Schedule, 'schedule', ctx);
     if (!answer.ok) return answer;
-    const { raw, cpuMs } = answer;
-    if (typeof raw !== 'string') return { ok: false, failure: failureFromIsolate(raw, 'schedule'), cpuMs };
+    const { raw, cpuMs, ops } = answer;
+    if (typeof raw !== 'string') return { ok: false, failure: failureFromIsolate(raw, 'schedule'), cpuMs, ops };
     const fail = (kind: FailureKind, message: string): ScheduleResult => ({
       ok: false,
       failure: new PolicyFailure(kind, 'schedule', message),
       cpuMs,
+      ops,
     });
     // The isolate already stopped at the limit in characters; bytes are what the limit means.
     if (raw.length > this.limits.maxPlanBytes || Buffer.byteLength(raw) > this.limits.maxPlanBytes) {
@@ -157,7 +160,7 @@ export class PolicySandbox {
     }
     const checked = validatePlan(parsed, ctx);
     if (!checked.ok) return fail('invalid-plan', checked.message);
-    return { ok: true, plan: checked.plan, cpuMs };
+    return { ok: true, plan: checked.plan, cpuMs, ops };
   }
 
   /** Free the isolate. Idempotent; calls afterwards throw SandboxDisposedError. */
@@ -175,7 +178,14 @@ export class PolicySandbox {
     releaseQuietly(this.context);
   }
 
-  private call(
+  /** callIsolate with the call's ops: the counter lives in shared memory, so it is read whatever happened in the isolate. */
+  private call(op: DispatchOp, phase: FailurePhase, ctx: Ctx) {
+    const ops0 = this.counter.total;
+    const answer = this.callIsolate(op, phase, ctx);
+    return { ...answer, ops: this.counter.total - ops0 };
+  }
+
+  private callIsolate(
     op: DispatchOp,
     phase: FailurePhase,
     ctx: Ctx,
@@ -246,6 +256,7 @@ function installPrelude(
   isolate: ivm.Isolate,
   context: ivm.Context,
   limits: SandboxLimits,
+  counter: OpCounter,
 ): ivm.Reference<(op: number, ctx: unknown) => Raw> {
   // Math.random's own stream, derived from the run's seed so that it does not
   // share draws with the simulator's streams.
@@ -269,7 +280,8 @@ function installPrelude(
     releaseQuietly(setup);
   }
   try {
-    const stdlib = isolate.compileScriptSync(STDLIB_INSTALL_SOURCE, { filename: STDLIB_FILENAME });
+    counter.install(isolate, context, limits.wallLimitMs);
+    const stdlib = isolate.compileScriptSync(counter.stdlibSource(), { filename: STDLIB_FILENAME });
     try {
       stdlib.runSync(context, { timeout: limits.wallLimitMs });
     } finally {
@@ -312,10 +324,10 @@ function releaseQuietly(handle: { release(): void } | undefined): void {
   }
 }
 
-function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, limits: SandboxLimits): void {
+function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, limits: SandboxLimits, counter: OpCounter): void {
   let script: ivm.Script;
   try {
-    script = isolate.compileScriptSync(source, { filename: POLICY_FILENAME });
+    script = isolate.compileScriptSync(instrumented(isolate, source, counter), { filename: POLICY_FILENAME });
   } catch (error) {
     if (isolate.isDisposed) throw crashFailure('memory', 'load', limits, 0);
     throw new PolicyFailure('compile', 'load', `the policy does not compile: ${errorText(error)}`);
@@ -327,6 +339,21 @@ function loadPolicy(isolate: ivm.Isolate, context: ivm.Context, source: string, 
     throw new PolicyFailure('compile', 'load', `the policy's top level threw while loading: ${errorText(error)}`);
   } finally {
     releaseQuietly(script);
+  }
+}
+
+/**
+ * The policy as it runs. Source acorn cannot parse is compiled as written
+ * only to get V8's own compile error; should V8 accept it, it is refused,
+ * since it would run uncounted.
+ */
+function instrumented(isolate: ivm.Isolate, source: string, counter: OpCounter): string {
+  try {
+    return counter.policySource(source);
+  } catch (error) {
+    if (!(error instanceof InstrumentError)) throw error;
+    isolate.compileScriptSync(source, { filename: POLICY_FILENAME }).release();
+    throw new PolicyFailure('compile', 'load', `syntax the op counter cannot parse: ${truncate(error.message)}`);
   }
 }
 
@@ -362,39 +389,4 @@ function crashFailure(kind: 'memory' | 'timeout', phase: FailurePhase, limits: S
       ? `${phase} exceeded the memory limit of ${limits.memoryLimitMb} MB; the isolate was disposed`
       : `${phase} did not return within ${limits.wallLimitMs} ms (ran ${wallMs.toFixed(0)} ms); the isolate was disposed`;
   return new PolicyFailure(kind, phase, message, true);
-}
-
-function failureFromIsolate(raw: Raw, phase: FailurePhase): PolicyFailure {
-  if (
-    Array.isArray(raw) &&
-    raw.length === 2 &&
-    typeof raw[0] === 'string' &&
-    typeof raw[1] === 'string' &&
-    ISOLATE_KINDS.has(raw[0])
-  ) {
-    return new PolicyFailure(raw[0] as FailureKind, phase, truncate(raw[1]));
-  }
-  // Only the prelude writes answers, so this is a bug of ours, not the policy's.
-  throw new Error(`sandbox dispatcher answered ${typeof raw} to ${phase}`);
-}
-
-function isCopyable(value: unknown): boolean {
-  try {
-    new ivm.ExternalCopy(value).release();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function errorText(error: unknown): string {
-  try {
-    return truncate(error instanceof Error ? error.message : String(error));
-  } catch {
-    return 'an error that cannot be described';
-  }
-}
-
-function truncate(text: string): string {
-  return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)} [...]` : text;
 }

@@ -58,10 +58,13 @@ export type FeatureSpaceConfig = z.output<typeof FeatureSpaceSchema>;
  *   0 | 1-2 | 3-6 | 7-15 | 16-40 | 41+ reschedules. Counts are integers, so
  *   the half-integer edges never sit on a value; the widths grow because one
  *   more reschedule matters more to a calm policy than to a busy one.
- * - schedCpuMsPerCall, key `c`: edges [0.01, 0.05, 0.2, 1, 5] ms, about 4-5x
- *   apart (log-spaced): < 10 us (a few comparisons) | 10-50 us | 50-200 us |
+ * - schedCpuMsPerCall, key `c`: edges [0.03, 0.05, 0.2, 1, 5] ms, about 4-5x
+ *   apart above the first (log-spaced): < 30 us | 30-50 us | 50-200 us |
  *   0.2-1 ms | 1-5 ms | >= 5 ms (a search or simulation per call). Cost spans
- *   orders of magnitude, so equal ratios, not equal widths.
+ *   orders of magnitude, so equal ratios, not equal widths. The first edge
+ *   sits above the `counted` cost's fixed 25 us per call (sched-cost.ts), so
+ *   bin 0 holds the policies of under about 800 ops per call (a few
+ *   comparisons and sums), which no call can charge less than.
  * - nodesSwitchedPerReschedule, key `s`: edges [0.01, 1.01, 2.01, 4.01] give
  *   0 (never switches) | up to 1 | up to 2 | up to 4 | more than 4 nodes per
  *   reschedule: small steps versus sweeping re-splits.
@@ -70,7 +73,7 @@ export const DEFAULT_FEATURE_BINS: FeatureSpaceConfig = deepFreeze(
   parseOrThrow(FeatureSpaceSchema, {
     features: [
       { name: 'rescheduleCount', key: 'r', edges: [0.5, 2.5, 6.5, 15.5, 40.5] },
-      { name: 'schedCpuMsPerCall', key: 'c', edges: [0.01, 0.05, 0.2, 1, 5] },
+      { name: 'schedCpuMsPerCall', key: 'c', edges: [0.03, 0.05, 0.2, 1, 5] },
       { name: 'nodesSwitchedPerReschedule', key: 's', edges: [0.01, 1.01, 2.01, 4.01] },
     ],
   }),

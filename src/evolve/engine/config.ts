@@ -34,7 +34,7 @@ export const EvolveConfigSchema = z.strictObject({
   threads: z.number().int().min(1).max(256).optional(),
   mutator: z.string().default('structural'),
   seed: z.number().int().min(0).default(1),
-  schedCost: z.string().default('measured'),
+  schedCost: z.string().default('counted'),
   seedsDir: z.string().min(1),
   warmStart: z.string().optional(),
   warmStartCount: z.number().int().positive().default(8),

@@ -45,7 +45,12 @@ export interface MutationTally {
   messages: Partial<Record<MutationFailureReason, string>>;
 }
 
-/** How many recent improving edits are shown to the mutator as "recent strategies". */
+/**
+ * How many recent improving edits are shown to the mutator as "recent
+ * strategies": edits that entered the archive with a fitness strictly below
+ * their parent's. An edit that only lands in an empty cell at its parent's
+ * fitness (same behaviour, other features) is not progress.
+ */
 const RECENT_STRATEGIES = 8;
 
 /**
@@ -179,6 +184,13 @@ export class Evolver {
     }
   }
 
+  /** Whether fitness is strictly lower (better) than the parent's; an edit without a stored parent is not compared. */
+  private beatsParent(parent: CandidateRef | undefined, fitness: number): boolean {
+    if (typeof parent !== 'number') return false;
+    const before = this.store.getCandidate(parent)?.fitness;
+    return typeof before === 'number' && fitness < before;
+  }
+
   /** Evaluate the unique proposals in parallel, then write the whole iteration in slot order. */
   private async evaluateAndCommit(
     it: number,
@@ -220,7 +232,7 @@ export class Evolver {
             for (let k = 0; k < this.islands.count; k++) this.islands.add(k, candidate);
           } else {
             const outcome = this.islands.add(r.island, candidate);
-            if (outcome !== 'rejected' && r.editSummary) {
+            if (outcome !== 'rejected' && r.editSummary && this.beatsParent(r.parents?.[0], candidate.fitness)) {
               this.recentStrategies.push(r.editSummary);
               if (this.recentStrategies.length > RECENT_STRATEGIES) this.recentStrategies.shift();
             }

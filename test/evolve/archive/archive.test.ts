@@ -4,7 +4,7 @@ import { Rng } from '../../../src/common/rng.js';
 import { Archive } from '../../../src/evolve/archive/index.js';
 import { cand, randomCandidate } from './helpers.js';
 
-const A = { rescheduleCount: 4, schedCpuMsPerCall: 0.02, nodesSwitchedPerReschedule: 0 }; // r2.c1.s0
+const A = { rescheduleCount: 4, schedCpuMsPerCall: 0.04, nodesSwitchedPerReschedule: 0 }; // r2.c1.s0
 const B = { rescheduleCount: 0, schedCpuMsPerCall: 0.5, nodesSwitchedPerReschedule: 3 }; // r0.c3.s3
 
 describe('Archive.consider', () => {

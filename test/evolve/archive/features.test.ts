@@ -8,7 +8,7 @@ describe('feature bins', () => {
   it('default edges are the documented ones', () => {
     expect(DEFAULT_FEATURE_BINS.features).toEqual([
       { name: 'rescheduleCount', key: 'r', edges: [0.5, 2.5, 6.5, 15.5, 40.5] },
-      { name: 'schedCpuMsPerCall', key: 'c', edges: [0.01, 0.05, 0.2, 1, 5] },
+      { name: 'schedCpuMsPerCall', key: 'c', edges: [0.03, 0.05, 0.2, 1, 5] },
       { name: 'nodesSwitchedPerReschedule', key: 's', edges: [0.01, 1.01, 2.01, 4.01] },
     ]);
     expect(new FeatureSpace().cellCount).toBe(6 * 6 * 5);
@@ -41,7 +41,7 @@ describe('feature bins', () => {
 
   it('cellOf names one bin per feature with its key', () => {
     const space = new FeatureSpace();
-    expect(space.cellOf({ rescheduleCount: 4, schedCpuMsPerCall: 0.02, nodesSwitchedPerReschedule: 0 })).toBe('r2.c1.s0');
+    expect(space.cellOf({ rescheduleCount: 4, schedCpuMsPerCall: 0.04, nodesSwitchedPerReschedule: 0 })).toBe('r2.c1.s0');
     expect(space.cellOf({ rescheduleCount: 100, schedCpuMsPerCall: 50, nodesSwitchedPerReschedule: 8 })).toBe('r5.c5.s4');
     expect(space.binsOf({ rescheduleCount: 1, schedCpuMsPerCall: 0.3, nodesSwitchedPerReschedule: 1.5 })).toEqual([1, 3, 2]);
   });
