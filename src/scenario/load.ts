@@ -3,7 +3,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
-import { parseOrThrow } from '../common/validate.js';
 import { expandNodeKinds, parseMechanics, parseScenario, parseSplit, type MembershipChange, type RunConfig } from '../sim/index.js';
 import { loadNodeKind } from '../sim/profiles/index.js';
 import { loadWorkloadPreset } from '../workload/index.js';
@@ -55,12 +54,35 @@ export function loadScenario(ref: string): LoadedScenario {
   } catch (error) {
     throw new InputError(`not valid JSON: ${(error as Error).message}`, { file: shown });
   }
-  const spec = parseOrThrow(ScenarioFileSchema, json, { file: shown });
+  const spec = parseFile(json, shown);
   if (dirname(file) === scenariosDir() && spec.name !== basename(file, '.json')) {
     throw new InputError(`"${spec.name}" does not match the file name`, { file: shown, field: 'name' });
   }
   const run = resolveRun(spec, dirname(file), shown);
   return { name: spec.name, file, contentHash: hashOf({ spec, membership: run.membership }), spec, run };
+}
+
+/**
+ * Parse with the file schema; the error names the deepest field at fault:
+ * an unknown key by its own path, a union (membership list or generator) by
+ * the branch that got furthest.
+ */
+function parseFile(json: unknown, file: string): ScenarioFile {
+  const result = ScenarioFileSchema.safeParse(json);
+  if (result.success) return result.data;
+  let issue = result.error.issues[0]!;
+  let path: PropertyKey[] = [...issue.path];
+  while (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const branch = issue.errors.map((list) => list[0]!).reduce((a, b) => (b.path.length > a.path.length ? b : a));
+    issue = branch;
+    path = [...path, ...branch.path];
+  }
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    path = [...path, issue.keys[0]!];
+    message = `unknown field${issue.keys.length > 1 ? ` (also ${issue.keys.slice(1).join(', ')})` : ''}`;
+  }
+  throw new InputError(message, { file, field: path.map(String).join('.') || undefined });
 }
 
 /** Run `fn`; an InputError it throws is re-thrown naming this file and field. */
