@@ -1,27 +1,40 @@
 /*
- * arrow-like: size prefill by the total prompt length, and chase prefill queue surges.
+ * arrow-like: size prefill by the total prompt length, chase prefill queue
+ * surges, and give decode a node back when its latency objective slips
+ * (Arrow's instance flipping between the prefill and decode pools).
  *
  * What it does: takes the mean request of the last RECENT_SLICES measured
  * slices and counts its whole prompt as new work, t_uc + t_c uncached tokens
- * and nothing cached: it ignores KV reuse, as a planner without a view of the
- * prefix cache does. It then picks the split nP = 1 .. up-1 with the highest
- * predicted throughput for that request. On top of it, when the prefill queue
- * grows from one slice to the next (by more than GROWTH times, to more than
- * SURGE_PER_NODE per prefill node) or the prefill nodes' queues are long now,
- * it adds one prefill node beyond both the computed and the current split. It
- * replans when the target differs from the split in force, at most every
+ * and nothing cached: it ignores KV reuse, as a planner that predicts prefill
+ * time from the input length does. It then picks the split nP = 1 .. up-1
+ * with the highest predicted throughput for that request. Two momentary
+ * rules act on top of it, one node at a time, as Arrow flips instances on
+ * the latency it sees now:
+ * - prefill surge: when the prefill queue grows from one slice to the next
+ *   (by more than GROWTH times, to more than SURGE_PER_NODE per prefill node)
+ *   or the prefill nodes' queues are long now, one prefill node beyond both
+ *   the computed and the current split;
+ * - decode latency: otherwise, when the time per output token of the decode
+ *   nodes' batches as they run now (the fitted model's T_D(B) / t_acc, B the
+ *   running and waiting requests of each decode node) is above TPOT_SLO_MS,
+ *   at least one node back to decode.
+ * It replans when the target differs from the split in force, at most every
  * COOLDOWN_SECONDS and not while a switch is under way; a membership change
  * is acted on at once.
  *
  * Signals: t_uc + t_c and t_out / t_acc of the recent slices, the fitted model,
- * meanPrefillQueue of the last two slices, prefill nodes' queueLength.
+ * meanPrefillQueue of the last two slices, prefill nodes' queueLength, decode
+ * nodes' running + queueLength.
  *
  * Trade-off: cheap (one prediction per candidate split), quick to react
- * (short cooldown, recent slices only, no significance test) and willing to
- * move many nodes at once to reach its target. Because it treats cached
- * prefix as work, it over-provisions prefill when KV reuse is high (coding
- * agents with long shared contexts) and under-uses decode; the surge rule
- * moves nodes on momentary queue spikes that may vanish by the next slice.
+ * (short cooldown, recent slices and the present only, no significance test,
+ * no hysteresis) and willing to move many nodes at once to reach its target.
+ * Because it treats cached prefix as work, it over-provisions prefill when
+ * KV reuse is high (coding agents with long shared contexts) and starves
+ * decode; the decode-latency rule then pulls a node back and the next plan
+ * from the prompt-length model pushes it out again, while sub-agent bursts
+ * fire the surge rule: it flaps (published Arrow on cc with 90 agents: 34
+ * transitions in the hour, 6P3D to 8P1D, against 1-2 for the reference).
  */
 
 const RECENT_SLICES = 3; // slices the target split is computed from
@@ -29,6 +42,7 @@ const COOLDOWN_SECONDS = 60;
 const GROWTH = 1.5; // prefill queue growth, latest slice over the one before, that counts as a surge
 const SURGE_PER_NODE = 2; // ... when the latest prefill queue is also above this per prefill node
 const NODE_QUEUE_SURGE = 6; // or when prefill nodes hold this many waiting requests each, now
+const TPOT_SLO_MS = 10; // decode latency objective: 100 tokens/s per stream
 
 function upCount(ctx) {
   let up = 0;
@@ -91,6 +105,31 @@ function surge(ctx, nP) {
   return nodes > 0 && waiting / nodes > NODE_QUEUE_SURGE;
 }
 
+function modelOf(ctx, kind) {
+  return Object.prototype.hasOwnProperty.call(ctx.model.byKind, kind) ? ctx.model.byKind[kind] : null;
+}
+
+// Mean time per output token (ms) of the decode nodes' batches as they stand now; 0 with no batch.
+function decodeTpotMs(ctx) {
+  const slices = ctx.window.slices;
+  const last = slices.length > 0 ? slices[slices.length - 1] : null;
+  let sum = 0;
+  let nodes = 0;
+  for (let i = 0; i < ctx.nodes.length; i++) {
+    const n = ctx.nodes[i];
+    const m = modelOf(ctx, n.kind);
+    if (n.state !== 'active' || n.role !== 'D' || m === null) continue;
+    const b = Math.min(m.maxDecodeBatch, n.running + n.queueLength);
+    if (b <= 0) continue;
+    const phi = 1 - Math.pow(1 - m.kFraction, m.tFwd * b);
+    const iteration = m.decode.d0 + m.decode.d1 * phi + m.decode.d2 * b;
+    const accepted = last !== null && last.meanAcceptedPerIter !== null && last.meanAcceptedPerIter > 0 ? last.meanAcceptedPerIter : m.tAcc;
+    sum += (1000 * iteration) / accepted;
+    nodes++;
+  }
+  return nodes > 0 ? sum / nodes : 0;
+}
+
 function target(ctx) {
   const b = bounds(ctx);
   const cur = Math.min(b.hi, Math.max(b.lo, headedPrefill(ctx)));
@@ -108,6 +147,7 @@ function target(ctx) {
     }
   }
   if (surge(ctx, cur)) want = Math.max(want, cur + 1);
+  else if (decodeTpotMs(ctx) > TPOT_SLO_MS) want = Math.min(want, cur - 1);
   return Math.min(b.hi, Math.max(b.lo, want));
 }
 

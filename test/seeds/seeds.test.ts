@@ -448,8 +448,12 @@ describe('arrow-like', () => {
       s.meanPrefillQueue = 3;
       s.meanDecodeQueue = 250;
     });
+    // Calm decode too (intended change: arrow-like now gives decode a node back
+    // when its time per output token is over its 10 ms objective): 4 running
+    // per decode node is ~8.8 ms on the sample model.
     ctx.nodes.forEach((n) => {
       n.queueLength = 0;
+      if (n.role === 'D') n.running = 4;
     });
     return ctx;
   }
@@ -491,6 +495,20 @@ describe('arrow-like', () => {
     surge.window.slices.at(-1)!.meanPrefillQueue = 40;
     expect(should(sandbox, surge)).toBe(true);
     expect(upSplit(plan(sandbox, surge), surge).P).toBe(p0 + 1);
+  });
+
+  it('gives decode a node back when its batches run over the TPOT objective, however far the prompt-length target is', () => {
+    const sandbox = load('arrow-like');
+    const ctx = calm(500, 12_000);
+    const p0 = upSplit(plan(sandbox, ctx), ctx).P;
+    const slow = calm(500, 12_000);
+    slow.nodes.forEach((n, i) => {
+      n.role = i < p0 ? 'P' : 'D';
+      if (n.role === 'D') n.running = 100; // ~22 ms per token on the sample model
+    });
+    slow.plan.roles = slow.nodes.map((n) => n.role);
+    expect(should(sandbox, slow)).toBe(true);
+    expect(upSplit(plan(sandbox, slow), slow).P).toBe(p0 - 1);
   });
 });
 
