@@ -1,14 +1,39 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { SandboxOptionsSchema } from '../../sandbox/index.js';
 import { compiledWorker } from '../worker-file.js';
 import { packSnapshot, type PackedSnapshot } from './packed-snapshot.js';
-import type { EvalOutcome, EvalTask, WorkerData, WorkerSetup, WorkerTask } from './task.js';
+import { TaskClock, type EvalOutcome, type EvalTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Worker threads (default: the machine's cores). */
   threads?: number;
-  /** Backstop: a task still running this long after the wall limit has its worker terminated. */
+  /** Backstop slack: how much longer than the longest an evaluation can take (see backstopFor) before its worker is terminated. */
   backstopMs?: number;
+}
+
+/**
+ * Sandbox steps a candidate can hold up, each bounded by the sandbox's
+ * per-call wall limit: the five loading steps (prelude, its setup call, the
+ * stdlib, the policy's top level, binding) and the one call in progress when
+ * the evaluation's own deadline passes.
+ */
+const GUARDED_STEPS = 6;
+
+/**
+ * How long a worker may take on one task before the backstop terminates it:
+ * the evaluation's budget, plus every sandbox step that can overrun it,
+ * plus slack. A stuck candidate never gets that far: the sandbox stops a
+ * call at its wall limit and the evaluator's deadline (checked between
+ * calls) rejects the candidate, so its worker answers `timeout` by itself.
+ * The backstop is for a worker that is broken, not for a bad candidate:
+ * terminating a thread that holds live isolated-vm handles can abort the
+ * whole process, so it must stay the exception.
+ */
+export function backstopFor(setup: Pick<WorkerSetup, 'wallLimitMs' | 'sandbox'>, slackMs = 5_000): number {
+  const limits = SandboxOptionsSchema.safeParse(setup.sandbox ?? {});
+  const callWallMs = limits.success ? limits.data.wallLimitMs : 1_000;
+  return setup.wallLimitMs + GUARDED_STEPS * callWallMs + slackMs;
 }
 
 type PackedPoolOptions = Omit<EvaluatorPoolOptions, 'snapshot'> & { packed: PackedSnapshot };
@@ -19,14 +44,18 @@ type PackedPoolOptions = Omit<EvaluatorPoolOptions, 'snapshot'> & { packed: Pack
  */
 export class EvaluatorPool {
   private readonly pool: Piscina<WorkerTask, EvalOutcome | 'drained'>;
-  private readonly backstopMs: number;
+  /** Terminate a worker that has been on one task this long (backstopFor). */
+  readonly backstopMs: number;
   readonly threads: number;
+  private created = 0;
 
   constructor(options: EvaluatorPoolOptions | PackedPoolOptions) {
     this.threads = options.threads ?? availableParallelism();
-    this.backstopMs = options.wallLimitMs + (options.backstopMs ?? 5_000);
+    this.backstopMs = backstopFor(options, options.backstopMs);
     const { threads: _t, backstopMs: _b, ...setup } = options;
     this.pool = new Piscina({
+      // One task per worker at a time: a task's clock starts when its worker takes it.
+      concurrentTasksPerWorker: 1,
       filename: compiledWorker(import.meta.url, 'worker.js'),
       minThreads: this.threads,
       maxThreads: this.threads,
@@ -37,6 +66,7 @@ export class EvaluatorPool {
       // generation than the worker default keeps scavenges rare.
       resourceLimits: { maxYoungGenerationSizeMb: 64 },
     });
+    this.pool.on('workerCreate', () => this.created++);
   }
 
   /**
@@ -48,15 +78,33 @@ export class EvaluatorPool {
     return new EvaluatorPool({ ...rest, packed: await packSnapshot(snapshot) });
   }
 
+  /** Workers started so far (the initial ones and any replacement of a terminated one). */
+  get workersStarted(): number {
+    return this.created;
+  }
+
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
     const started = performance.now();
+    const clock = TaskClock.create();
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.backstopMs);
+    let timer: NodeJS.Timeout | undefined;
+    // Re-armed until the worker has been on the task for the whole backstop: waiting for a thread does not count.
+    const watch = (ms: number) => {
+      timer = setTimeout(() => {
+        const elapsed = TaskClock.elapsed(clock);
+        if (elapsed === null) return watch(this.backstopMs);
+        if (elapsed < this.backstopMs) return watch(this.backstopMs - elapsed + 1);
+        controller.abort();
+      }, ms);
+    };
+    watch(this.backstopMs);
     try {
-      return (await this.pool.run(task, { signal: controller.signal })) as EvalOutcome;
+      return (await this.pool.run({ ...task, kind: 'evaluate', clock }, { signal: controller.signal })) as EvalOutcome;
     } catch (error) {
       const wallMs = performance.now() - started;
-      if (controller.signal.aborted) return { ok: false, kind: 'timeout', message: `worker terminated after ${Math.round(wallMs)} ms without an answer`, wallMs };
+      if (controller.signal.aborted) {
+        return { ok: false, kind: 'crash', message: `the evaluation worker stopped answering (${Math.round(this.backstopMs)} ms on one candidate, well past its budget) and was terminated`, wallMs };
+      }
       return { ok: false, kind: 'crash', message: error instanceof Error ? error.message : String(error), wallMs };
     } finally {
       clearTimeout(timer);

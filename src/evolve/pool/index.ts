@@ -1,4 +1,4 @@
 /** Parallel, sandboxed evaluation of candidates in a piscina worker pool. */
-export { EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.js';
+export { backstopFor, EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.js';
 export { packSnapshot, unpackSnapshot, type PackedSnapshot } from './packed-snapshot.js';
 export type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';

@@ -20,10 +20,43 @@ export interface EvalTask {
   code: string;
 }
 
-/** What a worker returns: never throws for a bad candidate, only for a broken worker. */
+/** What the pool sends: the task and where the worker notes when it began (see TaskClock). */
+export interface PooledEvalTask extends EvalTask {
+  clock: SharedArrayBuffer;
+}
+
+/**
+ * What a worker returns: never throws for a bad candidate, only for a broken worker.
+ *
+ * - `timeout`: the candidate ran past its wall-clock budget (the evaluator's
+ *   deadline between policy calls, after a call stopped by the sandbox's own
+ *   limits). The candidate's failure: it is recorded as failed, not retried.
+ * - `crash`: not the candidate's doing: the evaluation threw (a bug of ours),
+ *   or the worker stopped answering and was terminated. Infrastructure.
+ */
 export type EvalOutcome =
   | { ok: true; evaluation: Evaluation; wallMs: number }
   | { ok: false; kind: 'timeout' | 'crash'; message: string; wallMs: number };
+
+/**
+ * When a worker began a task (Date.now(), shared by all threads), so that the
+ * pool's backstop counts the evaluation's time, not the time the task waited
+ * for a free thread or a replacement worker to start.
+ */
+export const TaskClock = {
+  create(): SharedArrayBuffer {
+    return new SharedArrayBuffer(16);
+  },
+  start(buffer: SharedArrayBuffer): void {
+    new Float64Array(buffer, 8, 1)[0] = Date.now();
+    Atomics.store(new Int32Array(buffer, 0, 1), 0, 1);
+  },
+  /** Ms since the worker began the task, or null while it waits. */
+  elapsed(buffer: SharedArrayBuffer): number | null {
+    if (Atomics.load(new Int32Array(buffer, 0, 1), 0) !== 1) return null;
+    return Date.now() - new Float64Array(buffer, 8, 1)[0]!;
+  },
+};
 
 /** Sent once to every worker before the pool closes (see worker.ts). */
 export interface DrainTask {
@@ -32,4 +65,4 @@ export interface DrainTask {
   workers: number;
 }
 
-export type WorkerTask = EvalTask | DrainTask;
+export type WorkerTask = PooledEvalTask | DrainTask;

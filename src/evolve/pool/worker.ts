@@ -3,12 +3,14 @@ import { runInNewContext } from 'node:vm';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
-import type { EvalOutcome, EvalTask, WorkerData, WorkerSetup, WorkerTask } from './task.js';
+import { TaskClock, type EvalOutcome, type PooledEvalTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 /**
  * The piscina worker: evaluates one candidate in its own sandbox. A candidate
- * that runs past the wall limit is abandoned here (its isolate disposed by the
- * evaluator); the pool's backstop terminates a worker that does not return.
+ * that runs past the wall limit is rejected here (the sandbox stops a long
+ * call, the evaluator's deadline between calls throws EvaluationTimeout, and
+ * the sandbox is disposed): the worker answers and lives on. The pool's
+ * backstop only terminates a worker that stops answering altogether.
  */
 const data = workerData as WorkerData;
 const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(data.packed) : data.snapshot! };
@@ -38,7 +40,8 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | 'd
   return evaluate(task);
 }
 
-function evaluate(task: EvalTask): EvalOutcome {
+function evaluate(task: PooledEvalTask): EvalOutcome {
+  TaskClock.start(task.clock);
   const started = performance.now();
   try {
     const evaluation = evaluatePolicy(setup.snapshot, { name: task.name, source: task.code }, {
