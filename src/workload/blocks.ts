@@ -8,6 +8,20 @@
 export const BLOCK_TOKENS = 512;
 
 /**
+ * The largest block id (26 bits): the simulator's KV directory indexes typed
+ * arrays by id, so a trace may not name a larger one (a stray hash-sized id
+ * would be a huge allocation). The simulator uses this same constant.
+ */
+export const MAX_BLOCK_ID = 2 ** 26 - 1;
+
+/**
+ * The most tokens one request may carry as input or output (16 M, beyond
+ * any model's context): a trace line asking for more is refused rather than
+ * expanded into millions of block ids.
+ */
+export const MAX_REQUEST_TOKENS = 2 ** 24;
+
+/**
  * Hands out globally unique block ids. Each owner (a branch, a shared prefix)
  * takes ids from its own chunk of consecutive ids, so that one branch's blocks
  * are mostly consecutive: traces encode them as a few [start, count] ranges,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_BLOCK_ID, MAX_REQUEST_TOKENS } from './blocks.js';
 
 /**
  * One line of a trace file (JSONL). The first line is the header; every
@@ -11,7 +12,12 @@ export const TRACE_VERSION = 1;
 
 const id = z.number().int().nonnegative();
 const time = z.number().nonnegative().finite();
-const blockList = z.array(z.union([id, z.tuple([id, z.number().int().positive()])]));
+const blockId = id.max(MAX_BLOCK_ID);
+const blockRange = z
+  .tuple([blockId, z.number().int().positive()])
+  .refine(([first, count]) => first + count - 1 <= MAX_BLOCK_ID, { message: `the range runs past the largest block id ${MAX_BLOCK_ID}` });
+const blockList = z.array(z.union([blockId, blockRange]));
+const tokens = id.max(MAX_REQUEST_TOKENS);
 
 export const traceHeaderSchema = z.looseObject({
   type: z.literal('header'),
@@ -64,8 +70,8 @@ export const requestLineSchema = z.strictObject({
    * completes, so bursts stay aligned to the replay's own clock.
    */
   sync: z.number().positive().finite().optional(),
-  input: id,
-  output: z.number().int().positive(),
+  input: tokens,
+  output: tokens.positive(),
   blocks: blockList.default([]),
   produced: blockList.default([]),
   /**

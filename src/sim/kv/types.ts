@@ -12,9 +12,10 @@ export const MAX_NODES = 31;
 /**
  * Block ids index typed arrays directly (the workload allocates them densely
  * from 0, importers remap hashes), so memory grows with the largest id seen;
- * this cap turns a stray hash-sized id into an error instead of a huge allocation.
+ * this cap turns a stray hash-sized id into an error instead of a huge
+ * allocation. Defined with the workload, whose trace format enforces it.
  */
-export const MAX_BLOCK_ID = 2 ** 26 - 1;
+export { MAX_BLOCK_ID } from '../../workload/blocks.js';
 
 export interface KvDirectoryOptions {
   nodeCount: number;
