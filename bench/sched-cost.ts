@@ -20,7 +20,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/common/package-root.js';
 import { buildSnapshot, evaluatePolicy, NS_PER_CALL, NS_PER_OP, replaySnapshot, sandboxHook, type Snapshot } from '../src/evaluate/index.js';
-import { sampleCtx } from '../src/policy/index.js';
+import type { Ctx } from '../src/policy/index.js';
 import { PolicySandbox } from '../src/sandbox/index.js';
 import { MECHANICS_PRESETS, parseSplit, type PolicyHook } from '../src/sim/index.js';
 
@@ -47,12 +47,22 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-function referenceLoop(): { nsPerOp: number; nsPerCall: number } {
+/** The ctx of the last call of a replay: the size and shape of what evaluations copy in. */
+function capturedCtx(snapshot: Snapshot): Ctx {
+  const sandbox = PolicySandbox.create(readFileSync(join(packageRoot(), 'seeds', 'static-4p5d.js'), 'utf8'), { name: 'capture' });
+  const inner = sandboxHook(sandbox, { kind: 'zero' });
+  let last: Ctx | undefined;
+  replaySnapshot(snapshot, { shouldReschedule: (c) => ((last = c), inner.shouldReschedule(c)), schedule: (c) => inner.schedule(c) }, 4);
+  sandbox.dispose();
+  return structuredClone(last!);
+}
+
+function referenceLoop(real: Ctx): { nsPerOp: number; nsPerCall: number } {
   const points: { ops: number; cpuMs: number }[] = [];
-  console.log(`reference loop (predictThroughput of one split per iteration), fresh isolate per N, median of ${REFERENCE_CALLS} calls:`);
+  console.log(`reference loop (predictThroughput of one split per iteration) on a cc ctx, fresh isolate per N, median of ${REFERENCE_CALLS} calls:`);
   for (const n of [0, 10, 30, 100]) {
     const sandbox = PolicySandbox.create(REFERENCE, { cpuLimitMs: 1000, name: 'reference-loop' });
-    const ctx = sampleCtx({ nodes: 9, prefillNodes: 4, now: n });
+    const ctx = { ...real, now: n };
     const cpu: number[] = [];
     let ops = 0;
     for (let i = 0; i < REFERENCE_CALLS; i++) {
@@ -124,22 +134,30 @@ function seeds(snapshot: Snapshot, nsPerCall: number): void {
 
 function overhead(snapshot: Snapshot, repeat: number): void {
   const source = readFileSync(join(packageRoot(), 'seeds', 'evolving-infra.js'), 'utf8');
-  const walls = { on: [] as number[], off: [] as number[] };
+  const runs = { on: { wall: [] as number[], cpu: [] as number[] }, off: { wall: [] as number[], cpu: [] as number[] } };
   for (let i = 0; i < repeat; i++) {
     for (const mode of ['off', 'on'] as const) {
       const t0 = process.hrtime.bigint();
+      const c0 = process.cpuUsage();
       evaluatePolicy(snapshot, { name: 'evolving-infra', source }, { schedCost: { kind: 'counted' }, sandbox: { countOps: mode === 'on' } });
-      walls[mode].push(Number(process.hrtime.bigint() - t0) / 1e9);
+      const c = process.cpuUsage(c0);
+      runs[mode].wall.push(Number(process.hrtime.bigint() - t0) / 1e9);
+      runs[mode].cpu.push((c.user + c.system) / 1e6);
     }
   }
-  const on = median(walls.on);
-  const off = median(walls.off);
-  console.log(`\nevaluation of evolving-infra (as bench:evaluate), median of ${repeat}, interleaved:`);
-  console.log(`  op count off ${off.toFixed(3)} s, on ${on.toFixed(3)} s: ratio ${(on / off).toFixed(3)}`);
+  // Process CPU time does not count waiting for a core, so it is the steadier figure on a busy machine.
+  const line = (what: 'wall' | 'cpu') => {
+    const on = median(runs.on[what]);
+    const off = median(runs.off[what]);
+    return `${what === 'wall' ? 'wall       ' : 'process CPU'} off ${off.toFixed(3)} s, on ${on.toFixed(3)} s: ratio ${(on / off).toFixed(3)}`;
+  };
+  console.log(`\nevaluation of evolving-infra (as bench:evaluate), op count off and on, median of ${repeat}, interleaved:`);
+  console.log(`  ${line('wall')}`);
+  console.log(`  ${line('cpu')}`);
 }
 
-const fit = referenceLoop();
-console.log(`fit: ${fit.nsPerOp.toFixed(2)} ns per op, ${(fit.nsPerCall / 1000).toFixed(1)} us per call`);
 const snapshot = ccSnapshot(quick ? 2 : 10);
+const fit = referenceLoop(capturedCtx(snapshot));
+console.log(`fit: ${fit.nsPerOp.toFixed(2)} ns per op, ${(fit.nsPerCall / 1000).toFixed(1)} us per call`);
 seeds(snapshot, fit.nsPerCall);
 overhead(snapshot, quick ? 1 : 5);

@@ -14,24 +14,25 @@ export type SchedCost = { kind: 'counted' } | { kind: 'measured' } | { kind: 'ze
 export const DEFAULT_SCHED_COST = 'counted';
 
 /**
- * Charged ns per counted op. Calibrated once, 2026-12-01, with
- * `npm run bench:sched-cost` on this project's 2-core VM (Node 20.20,
- * isolated-vm 5.0, other jobs running): the reference loop predicts one
- * split's throughput with the stdlib per iteration (the work most seeds do
- * most of), N = 0, 10, 30, 100 iterations, 200 calls per N in a fresh isolate
- * (about what one evaluation makes); the least-squares slope of the median
- * isolate CPU per call against the call's counted ops was 6.2 ns per op,
- * rounded to 6. Hot, JIT-compiled tight loops run cheaper per op (about
+ * Charged ns per counted op. Calibrated once, 2026-12-01 09:50-10:00 UTC,
+ * with `npm run bench:sched-cost` on this project's 2-core VM (Node 20.20,
+ * isolated-vm 5.0; other jobs were running, load average 8-16). The
+ * reference loop predicts one split's throughput with the stdlib per
+ * iteration (the work most seeds do most of) on the ctx of a cc replay,
+ * N = 0, 10, 30, 100 iterations, 200 calls per N in a fresh isolate (about
+ * what one evaluation makes); the least-squares slope of the median isolate
+ * CPU per call against the call's counted ops was 5.4-6.2 ns per op over four
+ * runs, taken as 6. Hot, JIT-compiled tight loops run cheaper per op (about
  * 3 ns); the seeds' own calls, whose ops do more uncounted builtin work,
- * cost more (the bench prints them).
+ * measure more (the bench prints them).
  */
 export const NS_PER_OP = 6;
 /**
  * Charged per call that reaches the policy, whatever it does: copying ctx in
  * and the answer out, the dispatcher, the plan check. The same fit's
- * intercept (the N = 0 call): 21-24 us, taken as 25 us. Under `measured`
- * every call pays this too; keeping it keeps the two costs on one scale and
- * keeps asking the policy more often than needed a cost.
+ * intercept (the N = 0 call): 19-25 us over the same runs, taken as 25 us.
+ * Under `measured` every call pays this too; keeping it keeps the two costs
+ * on one scale and keeps asking the policy more often than needed a cost.
  */
 export const NS_PER_CALL = 25_000;
 
