@@ -78,11 +78,11 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'faults-'));
   const db = join(dir, 'live.db');
   const staging = join(dir, 'policies', 'staging');
-  // A clearly bad starting policy (8P1D), so that cycles find winners and deploy them.
+  // A clearly bad starting policy (8P1D) and no margin (a strict improvement still), so that cycles find winners and deploy them.
   const policy = join(dir, 'eight-prefill.js');
   writeFileSync(policy, readFileSync(join(root, 'seeds', 'static-4p5d.js'), 'utf8').replace('const PREFILL_NODES = 4;', 'const PREFILL_NODES = 8;'));
   const serve = ['--workload', 'cc', '--agents', '20', '--window-min', '1', '--warmup-min', '0.5', '--cycle-max-min', '0.15', '--threads', '1', '--islands', '2',
-    '--cpu-limit-ms', '1000', '--policy', policy, '--db', db, '--staging', staging];
+    '--cpu-limit-ms', '1000', '--margin', '0', '--policy', policy, '--db', db, '--staging', staging];
   const kills: KillResult[] = [];
   for (let round = 1; round <= options.kills; round++) {
     const wanted = TRIGGERS[(round - 1) % TRIGGERS.length]!;
