@@ -8,6 +8,7 @@ import { registerEvolveCommand } from './evolve.js';
 import { registerLineageCommands } from './lineage.js';
 import { registerServeCommand } from './serve.js';
 import { registerCalibrateCommand } from './calibrate.js';
+import { registerSuiteCommands } from './suite.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -19,4 +20,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerLineageCommands(program, io);
   registerServeCommand(program, io);
   registerCalibrateCommand(program, io);
+  registerSuiteCommands(program, io);
 }

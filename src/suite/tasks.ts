@@ -1,0 +1,40 @@
+import type { Evaluation, SchedCost, Snapshot } from '../evaluate/index.js';
+import type { Role } from '../sim/index.js';
+import type { SplitRun } from './split-run.js';
+
+/**
+ * Where a worker gets the snapshot a task replays. A scenario is named by
+ * file and seed and built in the worker (a trace of hours takes about a
+ * second to generate but longer to copy between threads); `key` identifies
+ * the snapshot so a worker builds it once for all the tasks that share it.
+ */
+export type SnapshotSource =
+  | { kind: 'scenario'; key: string; file: string; seed: number; contentHash: string }
+  | { kind: 'inline'; key: string; snapshot: Snapshot };
+
+export interface StaticTask {
+  kind: 'static';
+  source: SnapshotSource;
+  split: string;
+  roles: Role[];
+  capFactor: number;
+}
+
+export interface PolicyTask {
+  kind: 'policy';
+  source: SnapshotSource;
+  policy: { name: string; source: string };
+  schedCost: SchedCost;
+  capFactor: number;
+}
+
+/** Sent once to every worker before the pool closes (see worker.ts). */
+export interface DrainTask {
+  kind: 'drain';
+  barrier: SharedArrayBuffer;
+  workers: number;
+}
+
+export type SuiteTask = StaticTask | PolicyTask;
+export type WorkerTask = SuiteTask | DrainTask;
+export type TaskResult<T extends SuiteTask> = T extends StaticTask ? SplitRun : Evaluation;
