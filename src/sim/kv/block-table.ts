@@ -1,4 +1,5 @@
-import { grownSize } from './ids.js';
+/** Ids are added in steps of this many (16 bytes each). */
+const GROWTH_QUANTUM = 1 << 16;
 
 /** Int32 offsets in a block's record. */
 export const L1_MASK = 0;
@@ -23,9 +24,16 @@ export class BlockTable {
     return this.data.length >> 2;
   }
 
+  /**
+   * Grows by a quarter, not by doubling: ids keep rising for as long as a
+   * run serves (a day of cc at 126 agents reaches about 9 M ids), and a
+   * doubled table would be up to twice what is needed, plus both copies
+   * while it grows.
+   */
   ensure(id: number): void {
     if (id < this.size) return;
-    const next = BlockTable.empty(grownSize(this.size, id));
+    const wanted = Math.max(id + 1, Math.ceil(this.size * 1.25));
+    const next = BlockTable.empty(Math.ceil(wanted / GROWTH_QUANTUM) * GROWTH_QUANTUM);
     next.set(this.data);
     this.data = next;
   }
