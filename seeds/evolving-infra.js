@@ -12,14 +12,25 @@
  * of the bottleneck phase shows up as a consistent gain for moving one back),
  * and a split left with no prefill or no decode node is repaired first.
  *
- * Signals: per-slice mean request (t_uc, t_c, t_out, t_acc) and decode queue
- * (sliceWorkload), the fitted model per node kind, ctx.lastRescheduleAt,
+ * Signals: per-slice mean request (t_uc, t_c, t_out, t_acc), decode and
+ * prefill queues (sliceWorkload), the fitted model per node kind, ctx.lastRescheduleAt,
  * ctx.transitions, ctx.membership. Slices that measured nothing (warm-up) are
  * not counted as evidence.
  *
+ * What it relies on: the stdlib's predictor must rate the splits it has not
+ * tried. It sizes each split's decode batches from the requests waiting for
+ * prefill as well as those in decode (a split with more prefill hands the
+ * prefill backlog to decode); with decode measured at its starved batch
+ * alone, a prefill-bound window made every move toward prefill look like a
+ * loss, and on the shifting preset this planner stayed decode-heavy through
+ * the prefill-heavy hours (4.62 req/s live, 6.8% under the best static
+ * split; now 5.89, +18.9%: docs/planner-study.md).
+ *
  * Trade-off: replans rarely and only on significant evidence (never chases
- * noise, but reacts to a shift only after a few slices show it); spends a
- * small, fixed amount of planning compute (candidates x slices throughput
+ * noise, but reacts to a shift only after a few slices show it: on shifting
+ * the move from 2P7D to 8P1D takes 8 to 20 minutes, as older slices of the
+ * window still argue for decode); spends a small, fixed amount of planning
+ * compute (candidates x slices throughput
  * predictions, about 80 on 9 nodes), the same in shouldReschedule and
  * schedule; reconfigures only the nodes the new split needs (splitToRoles
  * moves the least loaded ones), possibly several at once.
