@@ -17,11 +17,13 @@ const ALLOWED: Record<string, string[]> = {
   evaluate: ['sim', 'sandbox', 'workload', 'policy', 'common'],
   calibrate: ['sim', 'workload', 'policy', 'common'],
   scenario: ['evaluate', 'sim', 'workload', 'policy', 'common'],
+  suite: ['scenario', 'evaluate', 'sim', 'workload', 'policy', 'common'],
+  report: ['store', 'evaluate', 'sim', 'workload', 'policy', 'common'],
   store: ['common'],
   evolve: ['evaluate', 'sandbox', 'policy', 'store', 'common'],
   dataplane: ['evaluate', 'sim', 'sandbox', 'workload', 'policy', 'common'],
   controlplane: ['evolve', 'evaluate', 'dataplane', 'sandbox', 'store', 'workload', 'policy', 'common'],
-  cli: ['controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'scenario', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
+  cli: ['controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'scenario', 'suite', 'report', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
 };
 
 function files(dir: string): string[] {
