@@ -50,7 +50,8 @@ describe('control plane failures never stop serving', () => {
     expect(cycles.slice(0, 2).map((c) => c.status)).toEqual(['failed', 'failed']);
     expect(cycles[0]!.reason).toMatch(/ECONNREFUSED|cannot reach/);
     expect(query(db, "SELECT count(*) AS n FROM candidates WHERE failure_kind = 'mutation:endpoint'")[0]).toMatchObject({ n: expect.any(Number) });
-    for (let i = 1; i < ticksAt.length; i++) expect(ticksAt[i]!).toBeGreaterThan(ticksAt[i - 1]!);
+    // Up to the outcomes awaited: one more may end at once when stop() interrupts the cycle that followed.
+    expect(ticksAt[1]!).toBeGreaterThan(ticksAt[0]!);
     expect(integrity(db)).toBe('ok');
   }, 60_000);
 
@@ -120,7 +121,9 @@ describe('control plane failures never stop serving', () => {
     expect(cycles[0]!.snapshot).toBeNull();
     // The failed cycle's candidates are recorded as failed, with why.
     expect(query(db, "SELECT DISTINCT status FROM candidates WHERE cycle = 2")).toEqual([{ status: 'failed' }]);
-    for (let i = 1; i < ticksAt.length; i++) expect(ticksAt[i]!).toBeGreaterThan(ticksAt[i - 1]!);
+    // Up to the outcomes awaited: one more may end at once when stop() interrupts the cycle that followed.
+    expect(ticksAt[1]!).toBeGreaterThan(ticksAt[0]!);
+    expect(ticksAt[2]!).toBeGreaterThan(ticksAt[1]!);
     expect(integrity(db)).toBe('ok');
   }, 60_000);
 
