@@ -11,7 +11,8 @@
  *
  * Scheduling cost is zero in both, so every figure is deterministic.
  *
- * Run: npm run bench:planners [-- --only shifting,steady-cc,restart-cc,arrow-cc,arrow-bursty] [-- --json]
+ * Run: npm run bench:planners [-- --only shifting,steady-cc,restart-cc,arrow-cc,arrow-bursty,others-shifting] [-- --json]
+ * (others-shifting, greedy and lookahead on shifting, runs only when named)
  */
 import { readFileSync } from 'node:fs';
 import { createSimulator, parseMechanics, parseScenario, rolesFor, type ScenarioInput, type SimResult } from '../src/sim/index.js';
@@ -127,6 +128,11 @@ const CASES: Record<string, (h: Harness, name: 'live' | 'replay') => Row[]> = {
   'steady-cc': (h, name) => [{ case: 'steady-cc', harness: name, policy: 'evolving-infra', figures: h('evolving-infra', STEADY_CC), against: withSplit('best static', bestStatic(h, STEADY_CC)) }],
   'restart-cc': (h, name) => [{ case: 'restart-cc', harness: name, policy: 'dynamo-like', figures: h('dynamo-like', RESTART_CC), against: { label: 'evolving-infra on cc 90 (evolving-infra mechanics)', figures: h('evolving-infra', CC90) } }],
   'arrow-cc': (h, name) => [{ case: 'cc 90', harness: name, policy: 'arrow-like', figures: h('arrow-like', CC90), against: { label: 'evolving-infra, same run', figures: h('evolving-infra', CC90) } }],
+  // The other seeds that plan with the predictor, on shifting (not in the default set).
+  'others-shifting': (h, name) => {
+    const against = withSplit('best static', bestStatic(h, SHIFTING));
+    return ['greedy', 'lookahead'].map((policy) => ({ case: 'shifting', harness: name, policy, figures: h(policy, SHIFTING), against }));
+  },
   'arrow-bursty': (h, name) => [{ case: 'cc 90 + bursts', harness: name, policy: 'arrow-like', figures: h('arrow-like', BURSTY_CC90), against: { label: 'evolving-infra, same run', figures: h('evolving-infra', BURSTY_CC90) } }],
 };
 
@@ -147,7 +153,7 @@ function line(r: Row): string {
 const isMain = process.argv[1] !== undefined && /planner-study\.js$/.test(process.argv[1]);
 if (isMain) {
   const onlyAt = process.argv.indexOf('--only');
-  const names = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(CASES);
+  const names = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(CASES).filter((n) => n !== 'others-shifting');
   const rows: Row[] = [];
   const json = process.argv.includes('--json');
   if (!json) {
