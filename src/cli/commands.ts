@@ -9,6 +9,7 @@ import { registerLineageCommands } from './lineage.js';
 import { registerServeCommand } from './serve.js';
 import { registerCalibrateCommand } from './calibrate.js';
 import { registerSuiteCommands } from './suite.js';
+import { registerReportCommand } from './report.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -21,4 +22,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerServeCommand(program, io);
   registerCalibrateCommand(program, io);
   registerSuiteCommands(program, io);
+  registerReportCommand(program, io);
 }
