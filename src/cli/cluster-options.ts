@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkMembership, expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
+import { checkMembership, expandNodeKinds, MAX_NODES, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
 import { floatOption, intOption } from './options.js';
 import { parseMembership } from './membership-option.js';
 import { buildSnapshot, type Snapshot } from '../evaluate/index.js';
@@ -27,7 +27,7 @@ export function addClusterOptions(cmd: Command, defaults: { warmupMin: number; m
     .option(SCENARIO_FLAGS, SCENARIO_HELP)
     .option('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or a trace file (required unless --scenario)')
     .option('--agents <n>', "closed-loop concurrent agents (default: the preset's)", intOption('--agents', 1, 100_000))
-    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
+    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, MAX_NODES), 9)
     .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node (gb300, gb200, h200, or a profile .json)', 'gb300')
     .option('--split <nPmD>', 'initial prefill/decode split, e.g. 4P5D (must add up to --nodes)', defaults.split ?? '4P5D')
     .option('--mechanics <preset[,key=value...]>', 'evolving-infra | sglang-pd | dynamo, optionally with overrides such as fetch=async', 'evolving-infra')

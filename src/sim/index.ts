@@ -22,3 +22,4 @@ export type { NodeHardware } from './hardware.js';
 export { buildCluster } from './cluster-setup.js';
 export { expandNodeKinds, checkMembership } from './cluster-spec.js';
 export { round } from './stats.js';
+export { MAX_NODES } from './kv/index.js';

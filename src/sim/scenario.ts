@@ -5,6 +5,7 @@ import { burstSchema, createPresetSource, createTraceSource, loadWorkloadPreset,
 import type { WorkloadSource } from '../workload/types.js';
 import { buildCluster } from './cluster-setup.js';
 import { checkMembership, expandNodeKinds } from './cluster-spec.js';
+import { MAX_NODES } from './kv/index.js';
 import { MechanicsSchema, MECHANICS_PRESETS } from './mechanics.js';
 import type { PolicyHook } from './policy-hook.js';
 import { Simulator, type SimResult } from './simulator.js';
@@ -25,7 +26,7 @@ export const ScenarioSchema = z.strictObject({
   arrivalRate: z.number().positive().optional(),
   /** Presets: synchronised sub-agent bursts (workload/bursts.ts); absent = the preset's own (usually off). */
   bursts: burstSchema.optional(),
-  nodes: z.number().int().min(2).max(31).default(9),
+  nodes: z.number().int().min(2).max(MAX_NODES).default(9),
   /** Node kind per node, or one kind for all. */
   nodeKinds: z.union([z.string(), z.array(z.string()).min(1)]).default('gb300'),
   split: z.string().default('4P5D'),

@@ -3,7 +3,7 @@ import { SimulationInvariantError } from '../common/errors.js';
 import type { SimRequest, WorkloadEvent, WorkloadSource } from '../workload/types.js';
 import { EventQueue } from './event-queue.js';
 import type { IterationModelView, NodeHardware } from './hardware.js';
-import { KvDirectory } from './kv/index.js';
+import { KvDirectory, MAX_NODES } from './kv/index.js';
 import type { Mechanics } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
@@ -133,7 +133,7 @@ export class Simulator {
 
   constructor(private readonly opts: SimOptions) {
     if (opts.hardware.length !== opts.roles.length) throw new SimulationInvariantError('one hardware entry per node is required');
-    if (opts.hardware.length > 31) throw new SimulationInvariantError('at most 31 nodes are supported');
+    if (opts.hardware.length > MAX_NODES) throw new SimulationInvariantError(`at most ${MAX_NODES} nodes are supported`);
     this.rng = Rng.derive(opts.seed, 'sim');
     this.endSeconds = opts.warmupSeconds + opts.scoredSeconds;
     this.monitorStep = opts.monitorStepSeconds ?? 5;

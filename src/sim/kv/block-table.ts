@@ -5,14 +5,20 @@ const GROWTH_QUANTUM = 1 << 16;
 export const L1_MASK = 0;
 /** Must be L1_MASK + 1: code indexes a tier t (0 or 1) as L1_MASK + t. */
 export const L2_MASK = 1;
+/**
+ * With more nodes than a mask has bits (types.ts MASK_NODES), the L1_MASK
+ * field instead heads the block's list of copies (copy + 1, 0 = none) and
+ * L2_MASK is unused.
+ */
+export const COPY_LIST = 0;
 /** Scratch for holding diffs: a generation mark, and the block's held copy when the mark says it has one. */
 export const STAMP = 2;
 export const COPY_HINT = 3;
 
 /**
  * Per block id, 16 bytes: which nodes hold it in L1 and in L2 (one bit per
- * node, so prefix matching reads two integers per block) and scratch for
- * holding diffs.
+ * node, so prefix matching reads two integers per block; or, past 31 nodes,
+ * the head of its copy list) and scratch for holding diffs.
  * Indexed by id directly (ids are dense); grows to the largest id seen.
  * Interleaved so that one block is one cache access.
  */

@@ -1,5 +1,6 @@
+import { COPY_LIST, type BlockTable } from './block-table.js';
 import { CopyIndex } from './copy-index.js';
-import { BLOCK, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
+import { BLOCK, BLOCK_NEXT, BLOCK_PREV, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
 import { isBlockId } from './ids.js';
 
 const LANE = (1 << SLAB_BITS) - 1;
@@ -16,6 +17,13 @@ export class Copies {
   private lastGroup = -1;
   private lastNode = -1;
   private lastSlab = -1;
+
+  /**
+   * With a table, each block's live copies are also linked in a list whose
+   * head (copy + 1, 0 = none) sits in the block's COPY_LIST field: with more
+   * nodes than mask bits, that list is how matching finds a block's nodes.
+   */
+  constructor(private readonly lists: BlockTable | null = null) {}
 
   /** The copy of `block` on `node`, or -1. */
   find(block: number, node: number): number {
@@ -39,6 +47,7 @@ export class Copies {
     }
     const c = (s << SLAB_BITS) | (block & LANE);
     this.store.init(c, block, node);
+    if (this.lists) this.link(c, block);
     return c;
   }
 
@@ -51,6 +60,7 @@ export class Copies {
     const i32 = this.store.i32;
     const group = i32[(c << 4) + BLOCK]! >>> SLAB_BITS;
     const node = i32[(c << 4) + NODE]!;
+    if (this.lists) this.unlink(c, i32[(c << 4) + BLOCK]!);
     if (!this.store.release(c)) return;
     this.index.delete(group, node);
     if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
@@ -66,5 +76,25 @@ export class Copies {
       this.lastSlab = s;
     }
     return s;
+  }
+
+  private link(c: number, block: number): void {
+    const i32 = this.store.i32;
+    const data = this.lists!.data;
+    const h = (block << 2) + COPY_LIST;
+    const head = data[h]! - 1;
+    i32[(c << 4) + BLOCK_NEXT] = head;
+    i32[(c << 4) + BLOCK_PREV] = -1;
+    if (head >= 0) i32[(head << 4) + BLOCK_PREV] = c;
+    data[h] = c + 1;
+  }
+
+  private unlink(c: number, block: number): void {
+    const i32 = this.store.i32;
+    const next = i32[(c << 4) + BLOCK_NEXT]!;
+    const prev = i32[(c << 4) + BLOCK_PREV]!;
+    if (next >= 0) i32[(next << 4) + BLOCK_PREV] = prev;
+    if (prev >= 0) i32[(prev << 4) + BLOCK_NEXT] = next;
+    else this.lists!.data[(block << 2) + COPY_LIST] = next + 1;
   }
 }

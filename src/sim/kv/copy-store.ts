@@ -15,6 +15,12 @@ export const NODE = 1;
 export const COUNT = 2;
 /** In a free slab's first record: the next free slab. */
 export const NEXT_FREE = 3;
+/**
+ * With more nodes than a mask has bits: the copy's neighbours in its block's
+ * list of copies (-1: none). Int32 offsets 12-13 hold the eviction key.
+ */
+export const BLOCK_NEXT = 14;
+export const BLOCK_PREV = 15;
 
 /** Int32 offsets in a tier slot, from slotBase(): its queue, its run, and its neighbours in the run. */
 export const QUEUE = 0;

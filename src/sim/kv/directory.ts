@@ -2,13 +2,14 @@ import { SimulationInvariantError } from '../../common/errors.js';
 import { GrowableBitmap } from './bitmap.js';
 import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
-import { BLOCK, COUNT, NODE, keyIndex } from './copy-store.js';
+import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, keyIndex, slotBase } from './copy-store.js';
 import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { badBlockId, isBlockId } from './ids.js';
 import { checkDirectory } from './invariants.js';
 import { matchPrefix } from './match.js';
+import { SparseMatcher } from './match-sparse.js';
 import { Tiers } from './tiers.js';
-import { MAX_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
+import { MASK_NODES, MAX_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
 
 /** Above this many comparisons, addProduced finds repeats with stamps instead of scanning the holding. */
 const SCAN_LIMIT = 4096;
@@ -48,7 +49,9 @@ export class KvDirectory {
   readonly nodeCount: number;
   readonly eviction: EvictionOrder;
   private readonly table = new BlockTable();
-  private readonly copies = new Copies();
+  private readonly copies: Copies;
+  /** Past MASK_NODES nodes, residency is found through each block's copy list instead of masks. */
+  private readonly sparse: SparseMatcher | null;
   private readonly tiers: Tiers;
   private readonly holdings = new BranchHoldings();
   private readonly produced = new GrowableBitmap();
@@ -72,11 +75,15 @@ export class KvDirectory {
     }
     this.nodeCount = nodeCount;
     this.eviction = eviction;
+    const masked = nodeCount <= MASK_NODES;
+    this.copies = new Copies(masked ? null : this.table);
+    this.sparse = masked ? null : new SparseMatcher(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table);
   }
 
   /** Pure: what the prompt finds cached, per node and pooled. */
   match(blocks: readonly number[]): PrefixMatch {
+    if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.produced, blocks);
     return matchPrefix(this.table, this.produced, this.nodeCount, blocks);
   }
 
@@ -125,6 +132,10 @@ export class KvDirectory {
 
   has(block: number, node: number, tier: Tier): boolean {
     if (block >>> 0 >= this.table.size) return false;
+    if (this.sparse) {
+      const c = this.copies.find(block, node);
+      return c >= 0 && this.copies.store.i32[slotBase(c * 2 + tier - 1) + QUEUE] !== NOT_RESIDENT;
+    }
     const mask = this.table.data[(block << 2) + (tier === 1 ? L1_MASK : L2_MASK)]!;
     return (mask & (1 << node)) !== 0;
   }

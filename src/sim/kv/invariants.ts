@@ -1,7 +1,7 @@
 import type { GrowableBitmap } from './bitmap.js';
-import { L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
+import { COPY_LIST, L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
-import { BLOCK, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase } from './copy-store.js';
+import { BLOCK, BLOCK_NEXT, BLOCK_PREV, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase, type CopyStore } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
 import type { Tiers } from './tiers.js';
 
@@ -78,9 +78,11 @@ export function checkDirectory(d: DirectoryParts): string | null {
       if (!d.produced.has(b)) return `${where}: resident but never produced`;
       const cls = tiers.refcountOrder && count > 0 ? 1 : 0;
       if (q !== (node * 2 + t) * 2 + cls) return `${where} tier ${t + 1}: in queue ${q}`;
-      const m = masks.get(b) ?? [0, 0];
-      m[t]! |= 1 << node;
-      masks.set(b, m);
+      if (tiers.masked) {
+        const m = masks.get(b) ?? [0, 0];
+        m[t]! |= 1 << node;
+        masks.set(b, m);
+      }
     }
     if (!resident && count === 0) return `${where}: record neither resident nor counted`;
     if (c !== ((index.get(b >>> SLAB_BITS, node) << SLAB_BITS) | (b & (SLAB - 1)))) return `${where}: copy index points elsewhere`;
@@ -91,9 +93,26 @@ export function checkDirectory(d: DirectoryParts): string | null {
   if (index.size !== slabs.size) return `copy index holds ${index.size} entries for ${slabs.size} slabs in use`;
   for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
 
+  if (!tiers.masked) return checkCopyLists(table, store, live);
   for (let b = 0; b < table.size; b++) {
     const m = masks.get(b) ?? [0, 0];
     if (table.data[(b << 2) + L1_MASK] !== m[0] || table.data[(b << 2) + L2_MASK] !== m[1]) return `block ${b}: residency masks wrong`;
   }
   return null;
+}
+
+/** Without masks: each block's copy list links exactly its live copies, both ways. */
+function checkCopyLists(table: BlockTable, store: CopyStore, live: number): string | null {
+  const i32 = store.i32;
+  let listed = 0;
+  for (let b = 0; b < table.size; b++) {
+    let prev = -1;
+    for (let c = table.data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
+      if (!store.isLive(c) || i32[(c << 4) + BLOCK] !== b) return `block ${b}: copy list holds copy ${c} of another block or a dead one`;
+      if (i32[(c << 4) + BLOCK_PREV] !== prev) return `block ${b}: copy list back link wrong at ${c}`;
+      if (++listed > live) return `block ${b}: copy list longer than the live copies (a cycle?)`;
+      prev = c;
+    }
+  }
+  return listed === live ? null : `copy lists hold ${listed} copies, ${live} are live`;
 }

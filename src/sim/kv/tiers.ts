@@ -3,6 +3,7 @@ import { L1_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
 import { BLOCK, COUNT, DETACHED, NODE, NOT_RESIDENT, PREV, QUEUE, RUN, slotBase } from './copy-store.js';
 import { RunQueues } from './run-queues.js';
+import { MASK_NODES } from './types.js';
 
 /**
  * Residency: which copies sit in which (node, tier), in what eviction order,
@@ -27,6 +28,8 @@ export class Tiers {
   /** Per tier, queued slots whose count crossed 0, to move to their new class at flush(). */
   private readonly pending = [new Int32Array(256), new Int32Array(256)];
   private readonly pendingLen = new Int32Array(2);
+  /** Residency masks are kept (few nodes); otherwise matching reads the copy lists. */
+  readonly masked: boolean;
 
   constructor(
     readonly nodeCount: number,
@@ -42,6 +45,7 @@ export class Tiers {
       this.capacity[n * 2 + 1] = l2[n]!;
     }
     this.used = new Int32Array(nodeCount * 2);
+    this.masked = nodeCount <= MASK_NODES;
     this.queues = new RunQueues(copies.store, nodeCount * 4);
   }
 
@@ -99,7 +103,7 @@ export class Tiers {
     if (state !== NOT_RESIDENT) return;
     const used = ++this.used[nt]!;
     // The tier's mask is at L1_MASK + t.
-    this.table.data[(i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
+    if (this.masked) this.table.data[(i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
     if (used > this.capacity[nt]!) {
       const victim = this.victim(nt);
       if (victim === x) {
@@ -220,7 +224,7 @@ export class Tiers {
     i32[slotBase(x) + QUEUE] = NOT_RESIDENT;
     this.used[node * 2 + t]!--;
     const c = x >> 1;
-    this.table.data[(i32[(c << 4) + BLOCK]! << 2) + L1_MASK + t] &= ~(1 << node);
+    if (this.masked) this.table.data[(i32[(c << 4) + BLOCK]! << 2) + L1_MASK + t] &= ~(1 << node);
     if (free && i32[slotBase(x ^ 1) + QUEUE] === NOT_RESIDENT && i32[(c << 4) + COUNT] === 0) this.copies.free(c);
   }
 

@@ -6,8 +6,14 @@ export type EvictionOrder = 'refcount' | 'lru';
 /** 1 = GPU memory (L1), 2 = host memory (L2, the pooled tier). */
 export type Tier = 1 | 2;
 
-/** Node masks are 32-bit integers with one bit per node, so at most 31 nodes (bit 31 is the sign). */
-export const MAX_NODES = 31;
+/**
+ * Up to this many nodes, residency is a 32-bit mask per block and tier, one
+ * bit per node (bit 31 is the sign); above it, each block lists its copies.
+ */
+export const MASK_NODES = 31;
+
+/** Node ids index typed arrays; this bounds their size, not any packing. */
+export const MAX_NODES = 4096;
 
 /**
  * Block ids index typed arrays directly (the workload allocates them densely

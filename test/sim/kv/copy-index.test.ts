@@ -28,4 +28,17 @@ describe('CopyIndex', () => {
     }
     expect(index.get(2 ** 26 - 1, 31)).toBe(-1);
   });
+
+  it('keeps ids and node ids apart: large ids on thousands of nodes do not collide', () => {
+    const index = new CopyIndex(2);
+    const ids = [0, 1, 2 ** 23 - 1, 2 ** 26 - 1];
+    const nodes = [0, 1, 31, 32, 1023, 4095];
+    let v = 0;
+    for (const id of ids) for (const node of nodes) index.add(id, node, v++);
+    v = 0;
+    for (const id of ids) for (const node of nodes) expect(index.get(id, node)).toBe(v++);
+    // Packed as id * 32 + node, (1, 0) and (0, 32) would be one key.
+    index.delete(0, 32);
+    expect([index.get(0, 32), index.get(1, 0), index.size]).toEqual([-1, nodes.length, ids.length * nodes.length - 1]);
+  });
 });

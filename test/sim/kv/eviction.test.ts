@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KvDirectory } from '../../../src/sim/kv/index.js';
+import { KvDirectory, MAX_NODES } from '../../../src/sim/kv/index.js';
 import { directory, range } from './helpers.js';
 
 const N = 0;
@@ -152,7 +152,7 @@ describe('eviction order', () => {
   });
 
   it('rejects bad arguments', () => {
-    expect(() => directory({ nodes: 32 })).toThrow(RangeError);
+    expect(() => directory({ nodes: MAX_NODES + 1 })).toThrow(RangeError);
     expect(() => new KvDirectory({ nodeCount: 2, l1CapacityBlocks: [1], l2CapacityBlocks: [1, 1], eviction: 'lru' })).toThrow(RangeError);
     const kv = directory();
     expect(() => kv.admitPrefill(4, -1, [1], 0)).toThrow(RangeError);

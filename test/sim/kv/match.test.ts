@@ -74,4 +74,23 @@ describe('match', () => {
     expect(Array.from(m.poolSource)).toEqual([0, 30]);
     kv.checkInvariants();
   });
+
+  it('works past the mask width, with 1,024 nodes (copy lists instead of masks)', () => {
+    const kv = directory({ nodes: 1024, l1: 3, l2: 10 });
+    kv.admitPrefill(1023, -1, [1, 2, 3], 0);
+    kv.admitPrefill(40, -1, [1, 2], 1);
+    kv.admitPrefill(0, -1, [1], 2);
+    kv.admitDecode(700, 7, [1, 2, 3, 4], 3); // L1 keeps 3 of them: 4 is evicted from L1, stays in L2
+    const m = kv.match([1, 2, 3, 4, 5]);
+    expect([m.gpu[1023], m.gpu[40], m.gpu[0], m.gpu[700], m.gpu[512]]).toEqual([3, 2, 1, 3, 0]);
+    expect([m.local[1023], m.local[700]]).toEqual([3, 4]);
+    expect(Array.from(m.poolSource)).toEqual([0, 40, 700, 700]);
+    expect([m.pool, m.ideal]).toEqual([4, 4]);
+    expect([kv.has(4, 700, 1), kv.has(4, 700, 2), kv.has(1, 1023, 1), kv.has(1, 5, 1)]).toEqual([false, true, true, false]);
+    expect(kv.refCount(3, 700)).toBe(1);
+    kv.checkInvariants();
+    kv.clearNode(700);
+    expect(Array.from(kv.match([1, 2, 3, 4]).poolSource)).toEqual([0, 40, 1023]);
+    kv.checkInvariants();
+  });
 });

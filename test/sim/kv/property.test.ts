@@ -14,6 +14,12 @@ interface Setup {
   /** Full comparison with the model, and the directory's own consistency check, every this many steps. */
   compareEvery: number;
   checkEvery: number;
+  /**
+   * Node count range; past 31 nodes the directory keeps copy lists instead
+   * of masks. Most operations then go to a few nodes, so blocks still have
+   * copies on several nodes.
+   */
+  nodes?: [number, number];
 }
 
 const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
@@ -27,7 +33,9 @@ const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContex
 function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
   const { steps, sameTime, maxL1, maxL2, maxContext, compareEvery, checkEvery } = setup;
   const rng = new Rng(seed);
-  const nodes = rng.int(2, 5);
+  const [minNodes, maxNodes] = setup.nodes ?? [2, 5];
+  const nodes = rng.int(minNodes, maxNodes);
+  const busy = Math.min(nodes, 5);
   const caps = Array.from({ length: nodes }, () => [rng.int(0, maxL1), rng.int(0, maxL2)]);
   if (caps.every(([l1]) => l1 === 0)) caps[0]![0] = 4;
   const kv = new KvDirectory({
@@ -48,7 +56,7 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
     const branches = [...contexts.keys()];
     const op = rng.next();
-    const node = rng.int(0, nodes - 1);
+    const node = nodes === busy || rng.chance(0.8) ? rng.int(0, busy - 1) : rng.int(0, nodes - 1);
     let branch: number;
     let ctx: number[];
     if (branches.length === 0 || op < 0.15) {
@@ -150,6 +158,10 @@ describe('randomized against a naive reference model', () => {
       for (let seed = 200; seed <= 202; seed++) {
         run(seed, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10 });
       }
+    });
+    it(`${eviction}: also past 31 nodes (copy lists instead of residency masks)`, () => {
+      for (let seed = 300; seed <= 308; seed++) run(seed, eviction, { ...SMALL, nodes: [32, 70] });
+      run(309, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, nodes: [40, 40] });
     });
   }
 });
