@@ -6,7 +6,7 @@ import { InputError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { DEFAULT_SCHED_COST, parseSchedCost } from '../evaluate/index.js';
 import { listScenarios, loadScenario, type LoadedScenario } from '../scenario/index.js';
-import { computeOracles, oracleRunCount, formatSuiteMarkdown, formatSuiteText, OracleCache, runSuite, scenarioCluster, scenarioSource, SuitePool, type OracleResult } from '../suite/index.js';
+import { computeOracles, oracleCandidates, formatSuiteMarkdown, formatSuiteText, OracleCache, runSuite, scenarioCluster, scenarioSource, SuitePool, type OracleResult } from '../suite/index.js';
 import type { CliIO } from './io.js';
 import { intOption } from './options.js';
 import { readPolicyFile } from './policy-file.js';
@@ -102,7 +102,7 @@ export function registerSuiteCommands(program: Command, io: CliIO): void {
           {
             pool,
             cache: flags.cache ? new OracleCache(flags.cacheDir) : undefined,
-            onRun: (r) => (bar ??= progressBar(io, 'oracle', oracleRunCount(cluster.nodeKinds))).update(++done, r.split),
+            onRun: (r) => (bar ??= progressBar(io, 'oracle', oracleCandidates(cluster).length)).update(++done, r.split),
           },
         );
         bar?.finish();

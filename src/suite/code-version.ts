@@ -20,7 +20,7 @@ export function simulatorCodeInputs(): string[] {
     join(src, 'workload'),
     join(src, 'evaluate'),
     join(src, 'common'),
-    ...['candidates', 'split-run', 'window-oracle'].map((f) => join(here, `${f}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`)),
+    ...['candidates', 'placement', 'oracle', 'split-run', 'window-oracle'].map((f) => join(here, `${f}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`)),
     join(packageRoot(), 'evaluator', 'profiles'),
     join(packageRoot(), 'evaluator', 'workloads'),
   ];

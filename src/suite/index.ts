@@ -5,11 +5,12 @@
  * scenario, evaluate and sim; nothing below it depends on it.
  */
 export { splitCandidates, MAX_CANDIDATES, type SplitCandidate } from './candidates.js';
+export { availabilityPlacements, downSeconds } from './placement.js';
 export { runStaticSplit, SUITE_CAP_FACTOR, type SplitRun, type SliceCount } from './split-run.js';
 export { bestStatic, windowOracle, completionsIn, staticBestOf, ORACLE_WINDOW_SECONDS, type StaticBest, type WindowOracle, type OracleWindow } from './window-oracle.js';
 export { codeVersion, currentCodeVersion, simulatorCodeInputs } from './code-version.js';
 export { OracleCache, oracleKey, ORACLE_FORMAT, type OracleKeyInput } from './cache.js';
-export { computeOracles, cachedOracles, oracleRunCount, type OracleInput, type OracleOptions } from './oracle.js';
+export { computeOracles, cachedOracles, oracleCandidates, type OracleInput, type OracleOptions } from './oracle.js';
 export type { OracleResult } from './oracle-result.js';
 export { SuitePool } from './pool.js';
 export { scenarioSource, scenarioCluster } from './snapshot-source.js';

@@ -1,10 +1,12 @@
 import { oracleKey, ORACLE_FORMAT, type OracleCache } from './cache.js';
 import type { OracleResult } from './oracle-result.js';
-import { splitCandidates } from './candidates.js';
+import { splitCandidates, type SplitCandidate } from './candidates.js';
+import { availabilityPlacements } from './placement.js';
 import { currentCodeVersion } from './code-version.js';
 import type { SuitePool } from './pool.js';
 import { SUITE_CAP_FACTOR, type SplitRun } from './split-run.js';
 import type { SnapshotSource } from './tasks.js';
+import type { MembershipChange } from '../sim/index.js';
 import { ORACLE_WINDOW_SECONDS, staticBestOf, windowOracle } from './window-oracle.js';
 
 /** What the oracles of one snapshot are computed from. */
@@ -16,6 +18,10 @@ export interface OracleInput {
   source: SnapshotSource;
   nodeKinds: string[];
   warmupSeconds: number;
+  /** Nodes going down and up (placement candidates, see placement.ts); default none. */
+  membership?: MembershipChange[];
+  /** The latest end of a run (warm-up + window x cap): how long a node that never comes back counts as down. */
+  horizonSeconds?: number;
 }
 
 
@@ -41,9 +47,12 @@ export function cachedOracles(input: OracleInput, options: Pick<OracleOptions, '
   return options.cache?.read(oracleKeyOf(input, options));
 }
 
-/** The static runs an oracle needs, for progress totals. */
-export function oracleRunCount(nodeKinds: readonly string[]): number {
-  return splitCandidates(nodeKinds).length;
+/** The static splits the oracles try: every split by kind (candidates.ts), plus availability placements when nodes go down. */
+export function oracleCandidates(input: Pick<OracleInput, 'nodeKinds' | 'membership' | 'horizonSeconds'>): SplitCandidate[] {
+  const base = splitCandidates(input.nodeKinds);
+  const membership = input.membership ?? [];
+  const horizon = input.horizonSeconds ?? Math.max(0, ...membership.map((m) => m.at));
+  return [...base, ...availabilityPlacements(base, input.nodeKinds, membership, horizon)];
 }
 
 /**
@@ -58,7 +67,7 @@ export async function computeOracles(input: OracleInput, options: OracleOptions)
   const capFactor = options.capFactor ?? SUITE_CAP_FACTOR;
   const key = oracleKeyOf(input, options);
   options.onCompute?.(key);
-  const candidates = splitCandidates(input.nodeKinds);
+  const candidates = oracleCandidates(input);
   const runs = await Promise.all(
     candidates.map(async (c) => {
       const run = await options.pool.run({ kind: 'static', source: input.source, split: c.label, roles: c.roles, capFactor });

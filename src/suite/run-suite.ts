@@ -2,9 +2,8 @@ import { formatSchedCost, type Evaluation, type SchedCost } from '../evaluate/in
 import type { LoadedScenario } from '../scenario/index.js';
 import { round } from '../sim/index.js';
 import type { OracleCache } from './cache.js';
-import { splitCandidates } from './candidates.js';
 import { currentCodeVersion } from './code-version.js';
-import { cachedOracles, computeOracles, type OracleInput } from './oracle.js';
+import { cachedOracles, computeOracles, oracleCandidates, type OracleInput } from './oracle.js';
 import type { OracleResult } from './oracle-result.js';
 import type { SuitePool } from './pool.js';
 import { scenarioCluster, scenarioSource } from './snapshot-source.js';
@@ -75,7 +74,7 @@ export async function runSuite(options: SuiteOptions): Promise<{ report: SuiteRe
     const seed = options.seed ?? s.run.seed;
     const input: OracleInput = { name: s.name, seed, contentHash: s.contentHash, source: scenarioSource(s, seed), ...scenarioCluster(s) };
     const cached = cachedOracles(input, { cache: options.cache, codeVersion });
-    return { input, cached, candidates: cached ? 0 : splitCandidates(input.nodeKinds).length };
+    return { input, cached, candidates: cached ? 0 : oracleCandidates(input).length };
   });
   const total = plans.reduce((n, p) => n + p.candidates + options.policies.length, 0);
   let done = 0;

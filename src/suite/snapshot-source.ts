@@ -1,7 +1,8 @@
 import { InputError } from '../common/errors.js';
 import type { Snapshot } from '../evaluate/index.js';
 import { loadScenario, scenarioSnapshot, type LoadedScenario } from '../scenario/index.js';
-import { expandNodeKinds } from '../sim/index.js';
+import { expandNodeKinds, type MembershipChange } from '../sim/index.js';
+import { SUITE_CAP_FACTOR } from './split-run.js';
 import type { SnapshotSource } from './tasks.js';
 
 /** A scenario at a seed, as the suite's tasks name it. */
@@ -10,8 +11,13 @@ export function scenarioSource(s: LoadedScenario, seed: number): Extract<Snapsho
 }
 
 /** The cluster facts the oracles need, read from the scenario without building its trace. */
-export function scenarioCluster(s: LoadedScenario): { nodeKinds: string[]; warmupSeconds: number } {
-  return { nodeKinds: expandNodeKinds(s.run.nodeKinds, s.run.nodes), warmupSeconds: s.run.warmupMinutes * 60 };
+export function scenarioCluster(s: LoadedScenario): { nodeKinds: string[]; warmupSeconds: number; membership: MembershipChange[]; horizonSeconds: number } {
+  return {
+    nodeKinds: expandNodeKinds(s.run.nodeKinds, s.run.nodes),
+    warmupSeconds: s.run.warmupMinutes * 60,
+    membership: s.run.membership.map((m) => ({ ...m })),
+    horizonSeconds: (s.run.warmupMinutes + s.run.minutes * SUITE_CAP_FACTOR) * 60,
+  };
 }
 
 /**

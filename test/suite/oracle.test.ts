@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot, evaluatePolicy, replaySnapshot } from '../../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../../src/sim/index.js';
-import { completionsIn, computeOracles, splitCandidates, SuitePool, SUITE_CAP_FACTOR, windowOracle, type SplitRun } from '../../src/suite/index.js';
+import { availabilityPlacements, completionsIn, computeOracles, downSeconds, splitCandidates, SuitePool, SUITE_CAP_FACTOR, windowOracle, type SplitRun } from '../../src/suite/index.js';
 
 /** A hand-made run: one entry per minute after a warm-up of `warmup` s. */
 function run(split: string, perMinute: number[], warmup = 0, lastSeconds = 60): SplitRun {
@@ -106,5 +106,45 @@ describe('oracles of a tiny snapshot', () => {
     } finally {
       await two.close();
     }
+  });
+});
+
+describe('placements when nodes go down', () => {
+  it('counts each node\'s time down up to the horizon', () => {
+    const m = [
+      { node: 2, at: 100, event: 'down' as const },
+      { node: 0, at: 150, event: 'down' as const },
+      { node: 0, at: 200, event: 'up' as const },
+    ];
+    expect(downSeconds(3, m, 1000)).toEqual([50, 0, 900]);
+  });
+
+  it('adds, per candidate, its minority role on the most available nodes', () => {
+    const kinds = ['gb300', 'gb300', 'gb300'];
+    const base = splitCandidates(kinds);
+    const extra = availabilityPlacements(base, kinds, [{ node: 2, at: 100, event: 'down' }], 1000);
+    // 1P2D already has its one P on node 0 (never down); 2P1D's D moves from node 2 to node 0.
+    expect(extra.map((c) => [c.label, c.roles])).toEqual([['2P1D[D=0]', ['D', 'P', 'P']]]);
+    expect(availabilityPlacements(base, kinds, [], 1000)).toEqual([]);
+  });
+
+  it('runs the placements as candidates of their own, each at its own roles', async () => {
+    const snapshot = buildSnapshot({
+      workload: 'cc',
+      agents: 16,
+      roles: parseSplit('2P1D', 3),
+      nodeKinds: ['gb300', 'gb300', 'gb300'],
+      mechanics: MECHANICS_PRESETS['evolving-infra'],
+      warmupMinutes: 1,
+      minutes: 4,
+      membership: [{ node: 2, at: 90, event: 'down' }],
+      seed: 4,
+    });
+    const input = { name: 'lost', seed: 4, contentHash: 'lost', source: { kind: 'inline' as const, key: 'lost', snapshot }, nodeKinds: snapshot.nodeKinds, warmupSeconds: 60, membership: snapshot.membership, horizonSeconds: 60 + 240 * SUITE_CAP_FACTOR };
+    const { result } = await computeOracles(input, { pool: new SuitePool(1), codeVersion: 'test' });
+    expect(result.runs.map((r) => r.split)).toEqual(['1P2D', '2P1D', '2P1D[D=0]']);
+    const moved = replaySnapshot({ ...snapshot, roles: ['D', 'P', 'P'] }, undefined, SUITE_CAP_FACTOR).sim.metrics.throughput;
+    expect(result.runs[2]!.throughput).toBe(moved);
+    expect(result.staticBest.throughput).toBe(Math.max(...result.runs.map((r) => r.throughput)));
   });
 });
