@@ -261,7 +261,11 @@ function firstFailure(records: readonly NewCandidate<CandidateRef>[]): string {
   return f ? ` (${f.failureKind}: ${oneLine(f.failureMessage ?? '', 200)})` : '';
 }
 
-/** A starter that crashed or timed out in the pool points at the workers or the machine, not at the policy. */
+/**
+ * A starter that crashed in the pool points at the workers or the machine, not
+ * at the policy. A `timeout` is the candidate overrunning its own budget (the
+ * pool rejects it from inside its worker): the policy's doing, not retried.
+ */
 function starterCrashed(records: readonly NewCandidate<CandidateRef>[]): boolean {
-  return records.some((r) => r.failureKind === 'crash' || r.failureKind === 'timeout') && records.every((r) => r.fitness == null);
+  return records.some((r) => r.failureKind === 'crash') && records.every((r) => r.fitness == null);
 }
