@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfig, type EvolveSummary } from '../evolve/engine/index.js';
+import { DEFAULT_OFFLINE_MIX } from '../evolve/mutators/index.js';
 import { openLineageStore } from '../store/index.js';
 import { parseOrThrow } from '../common/validate.js';
 import { packageRoot } from '../common/package-root.js';
@@ -8,8 +9,9 @@ import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
-import { scenarioConfig, scenarioRunSnapshot } from './evolve-scenario.js';
-import { SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
+import { scenarioConfig, scenarioRefs, scenarioRunPlan } from './evolve-scenario.js';
+import { seedListOption } from './evolve-options.js';
+import { SCENARIO_HELP } from './scenario-option.js';
 
 interface EvolveFlags {
   workload: string;
@@ -44,6 +46,12 @@ interface EvolveFlags {
   llmTimeoutMs?: number;
   llmRetries?: number;
   prompts?: string;
+  windows: number;
+  validateSeeds?: number[];
+  validateEvery: number;
+  validateTop: number;
+  reference?: string;
+  tuneReplays: number;
   resume: boolean;
   json: boolean;
 }
@@ -52,7 +60,13 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
   program
     .command('evolve')
     .description('Offline evolution of the serving policy on a workload window: MAP-Elites islands, sandboxed parallel evaluation, SQLite lineage')
-    .option(SCENARIO_FLAGS, `${SCENARIO_HELP} (its warm-up and scored minutes are the window)`)
+    .option('--scenario <name|file[,name|file...]>', `${SCENARIO_HELP}; several, comma-separated: every candidate is scored on each (fitness: mean T_total / the reference's); its warm-up and scored minutes are the window`)
+    .option('--windows <k>', 'cut each training scenario (or the workload) into k consecutive scored windows, each a training snapshot', intOption('--windows', 1, 32), 1)
+    .option('--validate-seeds <n,n,...>', 'validate elites on the same snapshots at these seeds (never trained on); the run\'s best is the best on validation', seedListOption('--validate-seeds'))
+    .option('--validate-every <k>', 'validate the best elites after every k iterations (and at the end)', intOption('--validate-every', 1, 1_000_000), 10)
+    .option('--validate-top <n>', 'how many of the best elites are validated each time', intOption('--validate-top', 1, 256), 8)
+    .option('--reference <file>', 'policy that fitness is normalised by with several snapshots or validation (default: seeds/evolving-infra.js)')
+    .option('--tune-replays <n>', 'replays per tune mutation', intOption('--tune-replays', 1, 256), 8)
     .option('--workload <preset|trace.jsonl>', 'workload preset or trace file the window is taken from', 'cc')
     .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)
@@ -66,7 +80,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--islands <n>', 'MAP-Elites islands', intOption('--islands', 1, 64), 4)
     .option('--batch <n>', 'candidates per iteration (default: worker threads)', intOption('--batch', 1, 256))
     .option('--threads <n>', 'evaluation worker threads (default: cores)', intOption('--threads', 1, 256))
-    .option('--mutator <spec>', 'structural | llm | mix:llm=0.7,structural=0.3', 'structural')
+    .option('--mutator <spec>', 'structural | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
     .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
     .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--sched-cost <counted|measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'counted')
@@ -85,18 +99,19 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--llm-retries <n>', 'llm mutator: retries of a failed request', intOption('--llm-retries', 0, 100))
     .option('--prompts <dir>', 'llm mutator: folder of prompt templates overriding the shipped ones')
     .option('--resume', 'continue the latest run in --db from its last committed iteration', false)
-    .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct}', false)
+    .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct, validation?, archive}', false)
     .action(async (flags: EvolveFlags, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
-      const dbName = flags.scenario && !given('workload') ? flags.scenario.replace(/^.*[\\/]/, '').replace(/\.json$/, '') : flags.workload;
+      const dbName = flags.scenario && !given('workload') ? scenarioRefs(flags.scenario).map((r) => r.replace(/^.*[\\/]/, '').replace(/\.json$/, '')).join('+') : flags.workload;
       const db = flags.db ?? join('runs', `${dbName.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
-      const onScenario = !flags.resume && flags.scenario ? scenarioConfig(flags.scenario, command, { ...flags }) : undefined;
+      const more = { windows: flags.windows, validateSeeds: flags.validateSeeds ?? [] };
+      const onScenario = !flags.resume && flags.scenario ? scenarioConfig(flags.scenario, command, { ...flags }, more) : undefined;
       const config = flags.resume
         ? resumedConfig(db, { iterations: given('iterations') ? flags.iterations : undefined, maxMinutes: flags.maxMinutes })
         : configFrom(flags, onScenario?.fields);
-      // A scenario's snapshot carries what the config's strings cannot (membership, open loop, bursts).
-      const snapshot = onScenario?.snapshot ?? (config.scenario ? scenarioRunSnapshot(config) : undefined);
-      const run = await EvolutionRun.open(config, db, flags.resume, { snapshot });
+      // A scenario's snapshots carry what the config's strings cannot (membership, open loop, bursts).
+      const plan = onScenario?.plan ?? (config.scenario ? scenarioRunPlan(config) : undefined);
+      const run = await EvolutionRun.open(config, db, flags.resume, { plan });
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
@@ -143,6 +158,12 @@ function configFrom(flags: EvolveFlags, scenario?: Partial<EvolveConfig>): Evolv
     inspirations: flags.inspirations,
     candidateWallMs: flags.candidateWallMs,
     cpuLimitMs: flags.cpuLimitMs,
+    windows: flags.windows,
+    validateSeeds: flags.validateSeeds ?? [],
+    validateEvery: flags.validateEvery,
+    validateTop: flags.validateTop,
+    reference: flags.reference,
+    tuneReplays: flags.tuneReplays,
     llm: { baseURL: flags.baseUrl, apiKey: flags.apiKey, model: flags.model, timeoutMs: flags.llmTimeoutMs, maxRetries: flags.llmRetries, templatesDir: flags.prompts },
     ...scenario,
   }, { field: 'evolve' });
@@ -161,15 +182,27 @@ function resumedConfig(db: string, limits: { iterations?: number; maxMinutes?: n
 }
 
 function formatSummary(s: EvolveSummary, db: string): string {
+  const f = (x: number) => (s.fitnessUnit === 'ratio' ? `fitness ${x.toFixed(4)} x reference` : `T_total ${x.toFixed(2)} s`);
   const rows: (string | number)[][] = [
     ['run', s.run],
     ['database', db],
     ['iterations', s.iterations],
     ['candidates evaluated', s.evaluated],
     ['failed or rejected', Object.entries(s.failedByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'],
-    ['best', s.best ? `#${s.best.id}, T_total ${s.best.fitness.toFixed(2)} s` : '-'],
-    ['best seed', s.seedsBest ? `#${s.seedsBest.id}, T_total ${s.seedsBest.fitness.toFixed(2)} s` : '-'],
+    ['best on training', s.best ? `#${s.best.id}, ${f(s.best.fitness)}` : '-'],
+    ['best seed', s.seedsBest ? `#${s.seedsBest.id}, ${f(s.seedsBest.fitness)}` : '-'],
     ['improvement over the best seed', s.improvementPct === null ? '-' : `${s.improvementPct.toFixed(2)} %`],
   ];
-  return renderTable(rows) + `\nlineage: autopoiesis lineage --db ${db}${s.best ? ` --ancestry ${s.best.id}` : ''}\n`;
+  const v = s.validation;
+  if (v) {
+    rows.push(
+      ['best on validation (the run\'s best)', v.best ? `#${v.best.id}, ${v.best.fitness.toFixed(4)} x reference` : '-'],
+      ['best seed on validation', v.seedsBest ? `#${v.seedsBest.id}, ${v.seedsBest.fitness.toFixed(4)} x reference` : '-'],
+      ['improvement on validation', v.improvementPct === null ? '-' : `${v.improvementPct.toFixed(2)} %`],
+      ['candidates validated', v.validated],
+    );
+  }
+  rows.push(['archive', `${s.archive.occupiedCells} cells occupied (per island: ${s.archive.perIsland.join(', ')})`]);
+  const shown = v?.best?.id ?? s.best?.id;
+  return renderTable(rows) + `\nlineage: autopoiesis lineage --db ${db}${shown ? ` --ancestry ${shown}` : ''}\n`;
 }

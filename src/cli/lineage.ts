@@ -5,6 +5,7 @@ import { writeFileAtomic, type CliIO } from './io.js';
 import { intOption } from './options.js';
 import { renderTable } from './table.js';
 import { unifiedDiff } from './diff.js';
+import { validationColumn, type ValidationColumn } from './lineage-validation.js';
 
 /** `lineage`, `show` and `export`: reading what evolution did. */
 export function registerLineageCommands(program: Command, io: CliIO): void {
@@ -23,21 +24,24 @@ export function registerLineageCommands(program: Command, io: CliIO): void {
           requireCandidate(store, flags.ancestry, flags.db);
           const rows = store.ancestry(flags.ancestry);
           if (flags.json) return io.out(JSON.stringify(rows) + '\n');
-          io.out(renderTable(rows.map((r) => [r.depth, ...summaryCells(r.candidate), r.parents.join(',') || '-']), ['depth', ...SUMMARY_HEAD, 'parents']));
+          const val = validationColumn(store);
+          io.out(renderTable(rows.map((r) => [r.depth, ...summaryCells(r.candidate, val), r.parents.join(',') || '-']), ['depth', ...SUMMARY_HEAD, 'parents']));
           return;
         }
         if (flags.children !== undefined) {
           requireCandidate(store, flags.children, flags.db);
           const rows = store.children(flags.children);
           if (flags.json) return io.out(JSON.stringify(rows) + '\n');
-          io.out(renderTable(rows.map((r) => [r.role, ...summaryCells(r.candidate)]), ['role', ...SUMMARY_HEAD]));
+          const val = validationColumn(store);
+          io.out(renderTable(rows.map((r) => [r.role, ...summaryCells(r.candidate, val)]), ['role', ...SUMMARY_HEAD]));
           return;
         }
         const run = flags.run ?? store.latestRun()?.id;
         if (run === undefined || !store.getRun(run)) throw new InputError(run === undefined ? 'the database has no run' : `no run ${run}`, { file: flags.db, field: '--run' });
         const rows = store.best(run, flags.best);
-        if (flags.json) return io.out(JSON.stringify({ run, best: rows }) + '\n');
-        io.out(`run ${run}: ${store.countCandidates(run)} candidates\n\n` + renderTable(rows.map(summaryCells), SUMMARY_HEAD));
+        const val = validationColumn(store);
+        if (flags.json) return io.out(JSON.stringify({ run, best: rows.map((r) => ({ ...r, validation: val.record(r) ?? null, overfit: val.overfit(r) })) }) + '\n');
+        io.out(`run ${run}: ${store.countCandidates(run)} candidates\n\n` + renderTable(rows.map((r) => summaryCells(r, val)), SUMMARY_HEAD) + val.legend(run));
       });
     });
 
@@ -56,7 +60,11 @@ export function registerLineageCommands(program: Command, io: CliIO): void {
         if (flags.json) return io.out(JSON.stringify(flags.diff ? { ...c, diff: unifiedDiff(parentCode, c.code, `#${parent?.id ?? 'none'}`, `#${c.id}`) } : c) + '\n');
         const head =
           `candidate #${c.id} (run ${c.run}, iteration ${c.iteration}, island ${c.island}, ${c.mutator}${c.model ? `/${c.model}` : ''})\n` +
-          `status ${c.status}${c.failureKind ? ` (${c.failureKind}: ${c.failureMessage})` : ''}; T_total ${c.fitness?.toFixed(3) ?? '-'} s; cell ${c.cell ?? '-'}\n` +
+          `status ${c.status}${c.failureKind ? ` (${c.failureKind}: ${c.failureMessage})` : ''}; ${c.snapshots ? 'train fitness' : 'T_total'} ${c.fitness?.toFixed(c.snapshots ? 4 : 3) ?? '-'}${c.snapshots ? ' x reference' : ' s'}; cell ${c.cell ?? '-'}\n` +
+          (c.snapshots ? `train snapshots: ${c.snapshots.map((x) => `${x.label}: T_total ${x.tTotal.toFixed(2)} s (${x.ratio.toFixed(4)})`).join('; ')}\n` : '') +
+          (c.validation
+            ? `validation fitness ${c.validation.fitness?.toFixed(4) ?? `failed (${c.validation.failure})`} x reference (after iteration ${c.validation.iteration}): ${c.validation.snapshots.map((x) => `${x.label}: T_total ${x.tTotal.toFixed(2)} s (${x.ratio.toFixed(4)})`).join('; ')}\n`
+            : '') +
           `edit: ${c.editSummary ?? '-'}\n` +
           `parents: ${c.parents.map((p) => `#${p.id} (${p.role})`).join(', ') || 'none'}\n` +
           (c.breakdown ? `breakdown: ${Object.entries(c.breakdown).map(([k, v]) => `${k} ${Number(v).toFixed(3)}`).join(', ')}\n` : '');
@@ -80,10 +88,11 @@ export function registerLineageCommands(program: Command, io: CliIO): void {
     });
 }
 
-const SUMMARY_HEAD = ['id', 'iter', 'island', 'mutator', 'status', 'T_total', 'cell', 'edit'];
+const SUMMARY_HEAD = ['id', 'iter', 'island', 'mutator', 'status', 'fitness', 'validation', 'cell', 'edit'];
 
-function summaryCells(c: CandidateSummary): (string | number)[] {
-  return [c.id, c.iteration, c.island, c.mutator, c.status + (c.failureKind ? `:${c.failureKind}` : ''), c.fitness === null ? '-' : c.fitness.toFixed(3), c.cell ?? '-', (c.editSummary ?? '').slice(0, 70)];
+function summaryCells(c: CandidateSummary, val: ValidationColumn): (string | number)[] {
+  const fitness = c.fitness === null ? '-' : c.fitness.toFixed(c.fitness < 10 ? 4 : 3);
+  return [c.id, c.iteration, c.island, c.mutator, c.status + (c.failureKind ? `:${c.failureKind}` : ''), fitness, val.cell(c), c.cell ?? '-', (c.editSummary ?? '').slice(0, 70)];
 }
 
 function withStore(path: string, fn: (store: LineageStore) => void): void {

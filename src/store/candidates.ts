@@ -1,6 +1,7 @@
 import { codeHash } from './code-hash.js';
 import { prepared, type Db } from './connection.js';
 import { decodeNullableJson, encodeJson, JsonObjectSchema, NumberRecordSchema } from './json.js';
+import { getValidation, SnapshotScoresSchema } from './validations.js';
 import type { Candidate, CandidateStatus, CandidateSummary, NewCandidate, ParentLink, ParentRole } from './types.js';
 
 /** Row of `candidates` without code and metrics, the large columns that listings do not need. */
@@ -46,8 +47,8 @@ export function insertCandidateRow(db: Db, run: number, iteration: number, c: Ne
   const result = prepared(
     db,
     `INSERT INTO candidates (run, cycle, island, iteration, mutator, model, edit_summary, code, code_hash, status,
-       failure_kind, failure_message, fitness, breakdown, metrics, features, cell, prompt_tokens, completion_tokens)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       failure_kind, failure_message, fitness, breakdown, metrics, features, cell, prompt_tokens, completion_tokens, snapshots)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     run,
     c.cycle ?? null,
@@ -68,6 +69,7 @@ export function insertCandidateRow(db: Db, run: number, iteration: number, c: Ne
     c.cell ?? null,
     c.promptTokens ?? null,
     c.completionTokens ?? null,
+    c.snapshots == null ? null : encodeJson(SnapshotScoresSchema, c.snapshots, 'candidates.snapshots'),
   );
   const id = Number(result.lastInsertRowid);
   // Deduplicated here rather than with INSERT OR IGNORE, which would also
@@ -79,9 +81,9 @@ export function insertCandidateRow(db: Db, run: number, iteration: number, c: Ne
 }
 
 export function getCandidate(db: Db, id: number): Candidate | undefined {
-  const row = prepared<CandidateSummaryRow & { code: string; metrics: string | null }>(
+  const row = prepared<CandidateSummaryRow & { code: string; metrics: string | null; snapshots: string | null }>(
     db,
-    `SELECT ${summaryColumns()}, code, metrics FROM candidates WHERE id = ?`,
+    `SELECT ${summaryColumns()}, code, metrics, snapshots FROM candidates WHERE id = ?`,
   ).get(id);
   if (!row) return undefined;
   return {
@@ -89,6 +91,8 @@ export function getCandidate(db: Db, id: number): Candidate | undefined {
     code: row.code,
     metrics: decodeNullableJson(JsonObjectSchema, row.metrics, db.name, `candidates.${row.id}.metrics`),
     parents: parentsOf(db, id),
+    snapshots: decodeNullableJson(SnapshotScoresSchema, row.snapshots, db.name, `candidates.${row.id}.snapshots`),
+    validation: getValidation(db, id) ?? null,
   };
 }
 

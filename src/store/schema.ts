@@ -135,6 +135,25 @@ ALTER TABLE cycles ADD COLUMN deployed_candidate INTEGER REFERENCES candidates(i
 ALTER TABLE cycles ADD COLUMN deployed_fitness REAL;
 `,
   },
+  {
+    version: 3,
+    description: 'candidates: the per-snapshot scores of a multi-snapshot run; validations: each validated candidate\'s fitness on the validation snapshots',
+    sql: `
+ALTER TABLE candidates ADD COLUMN snapshots TEXT CHECK (snapshots IS NULL OR json_valid(snapshots));
+
+CREATE TABLE validations (
+  candidate   INTEGER PRIMARY KEY REFERENCES candidates(id) ON DELETE CASCADE,
+  run         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  iteration   INTEGER NOT NULL CHECK (iteration >= 0),
+  fitness     REAL,
+  failure     TEXT,
+  snapshots   TEXT CHECK (snapshots IS NULL OR json_valid(snapshots)),
+  created_at  TEXT NOT NULL DEFAULT (${NOW_SQL}),
+  CHECK (fitness IS NOT NULL OR failure IS NOT NULL)
+);
+CREATE INDEX validations_run_fitness ON validations(run, fitness);
+`,
+  },
 ];
 
 /** The schema version this build writes and understands. */

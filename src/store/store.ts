@@ -7,6 +7,7 @@ import * as iterations from './iterations.js';
 import * as lineage from './lineage.js';
 import * as runs from './runs.js';
 import * as runState from './run-state.js';
+import * as validations from './validations.js';
 import type { JsonValue } from './json.js';
 import { runCandidateStats, type RunCandidateStats } from './run-stats.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
@@ -27,6 +28,8 @@ import type {
   NewDeployment,
   NewMigration,
   NewRun,
+  NewValidation,
+  ValidationRecord,
   ParentLink,
   RunRecord,
   RunStatus,
@@ -143,6 +146,19 @@ export class LineageStore {
   }
   listMigrations(runId: number): MigrationRecord[] {
     return this.guard(() => islandMigrations.listMigrations(this.db, runId));
+  }
+
+  // Validation (offline runs with validation snapshots)
+  /** Validation scores of candidates after `iteration`, in one transaction. */
+  saveValidations(runId: number, iteration: number, rows: readonly NewValidation[]): void {
+    this.guard(() => validations.saveValidations(this.db, runId, iteration, rows));
+  }
+  getValidation(candidate: number): ValidationRecord | undefined {
+    return this.guard(() => validations.getValidation(this.db, candidate));
+  }
+  /** The run's validations, best first. */
+  listValidations(runId: number): ValidationRecord[] {
+    return this.guard(() => validations.listValidations(this.db, runId));
   }
 
   // Continuous mode

@@ -58,6 +58,8 @@ export interface NewCandidate<Ref = number> {
   cell?: string | null;
   promptTokens?: number | null;
   completionTokens?: number | null;
+  /** A multi-snapshot run: the candidate's score on each training snapshot (its fitness aggregates them). */
+  snapshots?: readonly SnapshotScore[] | null;
   /** The parent(s) it was mutated from. */
   parents?: readonly Ref[];
   /** Other elites the mutator was shown. */
@@ -99,6 +101,39 @@ export interface Candidate extends CandidateSummary {
   code: string;
   metrics: JsonObject | null;
   parents: ParentLink[];
+  /** Per training snapshot (a multi-snapshot run); null otherwise. */
+  snapshots: SnapshotScore[] | null;
+  /** Its fitness on the run's validation snapshots, if it was validated. */
+  validation: ValidationRecord | null;
+}
+
+/** One candidate on one snapshot of a multi-snapshot fitness. */
+export interface SnapshotScore {
+  label: string;
+  tTotal: number;
+  /** tTotal / the reference policy's tTotal on the same snapshot. */
+  ratio: number;
+  throughput: number;
+  failures: number;
+}
+
+export interface NewValidation {
+  candidate: number;
+  /** Mean ratio over the validation snapshots; null when it failed there. */
+  fitness: number | null;
+  failure?: string | null;
+  snapshots: readonly SnapshotScore[];
+}
+
+export interface ValidationRecord {
+  candidate: number;
+  run: number;
+  /** The iteration after which it was validated. */
+  iteration: number;
+  fitness: number | null;
+  failure: string | null;
+  snapshots: SnapshotScore[];
+  createdAt: string;
 }
 
 export interface AncestryEntry {

@@ -13,6 +13,9 @@ describe('cycles of the continuous mode (schema version 2)', () => {
     store.close();
     // Back to what version 1 wrote.
     const raw = new Database(path);
+    // Version 3 first (validation), then version 2's cycle columns.
+    raw.exec('DROP TABLE validations');
+    raw.exec('ALTER TABLE candidates DROP COLUMN snapshots');
     for (const column of ['reason', 'best_candidate', 'best_fitness', 'deployed_candidate', 'deployed_fitness']) raw.exec(`ALTER TABLE cycles DROP COLUMN ${column}`);
     raw.pragma('user_version = 1');
     raw.close();
@@ -22,7 +25,7 @@ describe('cycles of the continuous mode (schema version 2)', () => {
     reopened.close();
     const check = new Database(path, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
     check.close();
   });
 

@@ -6,7 +6,7 @@ import { InfrastructureError, InputError } from '../../src/common/errors.js';
 import { openLineageStore, SCHEMA_VERSION } from '../../src/store/index.js';
 import { tempDbPath, tempDir } from './helpers.js';
 
-const TABLES = ['candidate_parents', 'candidates', 'cycles', 'deployments', 'migrations', 'run_state', 'runs'];
+const TABLES = ['candidate_parents', 'candidates', 'cycles', 'deployments', 'migrations', 'run_state', 'runs', 'validations'];
 
 function raw(path: string, options?: Database.Options) {
   return new Database(path, options);

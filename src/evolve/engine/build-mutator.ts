@@ -1,16 +1,52 @@
-import { createLlmMutator, createMixedMutator, createStructuralMutator, createThreadedStructuralMutator, parseMutatorSpec, type Mutator } from '../mutators/index.js';
+import { UsageError } from '../../common/errors.js';
+import {
+  createCrossoverMutator,
+  createLlmMutator,
+  createMixedMutator,
+  createStructuralMutator,
+  createThreadedStructuralMutator,
+  createTuneMutator,
+  parseMutatorSpec,
+  type Mutator,
+  type Tuner,
+} from '../mutators/index.js';
 import type { EvolveConfig } from './config.js';
 
+export interface BuildMutatorOptions {
+  /**
+   * The structural mutator runs in a worker thread of its own (close the
+   * mutator when done), for a caller whose own thread must stay responsive.
+   */
+  offThread?: boolean;
+  /** Where `tune` gets its evaluator; called at each mutation (the run binds it once its pool exists). */
+  tuner?: () => Tuner | undefined;
+  /** Replays per tuning run. */
+  tuneReplays?: number;
+}
+
 /**
- * `structural`, `llm` or `mix:llm=0.7,structural=0.3`; the llm mutator fails at once without an endpoint.
- * `offThread`: the structural mutator runs in a worker thread of its own
- * (close the mutator when done), for a caller whose own thread must stay responsive.
+ * `structural`, `llm`, `tune`, `crossover` or a `mix:` of them; the llm
+ * mutator fails at once without an endpoint; `tune` needs a tuner (an
+ * evolution run's evaluator pool), refused as a usage error without one.
  */
-export function buildMutator(config: Pick<EvolveConfig, 'mutator' | 'llm'>, options: { offThread?: boolean } = {}): Mutator {
+export function buildMutator(config: Pick<EvolveConfig, 'mutator' | 'llm'>, options: BuildMutatorOptions = {}): Mutator {
   const structural = options.offThread ? createThreadedStructuralMutator : createStructuralMutator;
-  const parts = parseMutatorSpec(config.mutator).map((p) => ({
-    mutator: p.name === 'llm' ? createLlmMutator(config.llm) : structural(),
-    weight: p.weight,
-  }));
+  // A weight of 0 keeps a mutator out altogether (a tune=0 part needs no tuner).
+  const parts = parseMutatorSpec(config.mutator).filter((p) => p.weight > 0).map((p) => {
+    const make = (): Mutator => {
+      switch (p.name) {
+        case 'llm':
+          return createLlmMutator(config.llm);
+        case 'tune':
+          if (!options.tuner) throw new UsageError(`--mutator '${config.mutator}': tune needs an evolution run's evaluator and is not available here`);
+          return createTuneMutator(options.tuner, { replays: options.tuneReplays });
+        case 'crossover':
+          return createCrossoverMutator();
+        default:
+          return structural();
+      }
+    };
+    return { mutator: make(), weight: p.weight };
+  });
   return parts.length === 1 ? parts[0]!.mutator : createMixedMutator(parts);
 }

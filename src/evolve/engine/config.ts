@@ -53,6 +53,25 @@ export const EvolveConfigSchema = z.strictObject({
    * scenario file that changed since.
    */
   scenario: z.strictObject({ ref: z.string().min(1), contentHash: z.string().min(1) }).optional(),
+  /**
+   * More training scenarios (`--scenario a,b,...` beyond the first), each at
+   * its own seed and window; rebuilt from these on --resume.
+   */
+  moreScenarios: z
+    .array(z.strictObject({ ref: z.string().min(1), contentHash: z.string().min(1), seed: z.number().int().min(0), warmupMinutes: z.number().min(0), minutes: z.number().positive() }))
+    .default([]),
+  /** Each training scenario (or the workload) is cut into this many consecutive scored windows, each a training snapshot. */
+  windows: z.number().int().min(1).max(32).default(1),
+  /** Other realisations of the same training snapshots (the trace and simulator at these seeds), never trained on. */
+  validateSeeds: z.array(z.number().int().min(0)).default([]),
+  /** Elites are validated after every this many iterations, and at the end. */
+  validateEvery: z.number().int().positive().default(10),
+  /** How many of the best distinct elites are validated each time (those not validated yet). */
+  validateTop: z.number().int().positive().max(256).default(8),
+  /** The reference policy fitness is normalised by (default: evolving-infra.js of the seeds folder, else the shipped seeds). */
+  reference: z.string().min(1).optional(),
+  /** Replays per `tune` mutation. */
+  tuneReplays: z.number().int().min(1).max(256).default(8),
 });
 export type EvolveConfigInput = z.input<typeof EvolveConfigSchema>;
 export type EvolveConfig = z.output<typeof EvolveConfigSchema>;

@@ -4,7 +4,7 @@ import { codeHash, type CandidateRef, type LineageStore, type NewCandidate, type
 import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet } from '../archive/index.js';
 import { ringMigrate } from '../migration/index.js';
 import { MutationFailed, type MutationFailureReason, type Mutator } from '../mutators/index.js';
-import type { EvalOutcome, EvaluatorPool } from '../pool/index.js';
+import type { CandidateScorer, ScoredOutcome } from './scorer.js';
 import { islandForIteration, selectInspirations, selectParent } from '../selection/index.js';
 import { duplicateRecord, evaluatedRecord, mutationFailureRecord, type Proposal } from './records.js';
 
@@ -73,7 +73,7 @@ export class Evolver {
 
   constructor(
     private readonly store: LineageStore,
-    private readonly pool: EvaluatorPool,
+    private readonly pool: CandidateScorer,
     private readonly mutator: Mutator,
     readonly islands: IslandSet,
     private readonly settings: EvolverSettings,
@@ -199,7 +199,7 @@ export class Evolver {
     seeding: boolean,
     signal: AbortSignal | undefined,
   ): Promise<CommittedIteration | undefined> {
-    const pending: (Promise<EvalOutcome> | null)[] = drafts.map((d) => {
+    const pending: (Promise<ScoredOutcome> | null)[] = drafts.map((d) => {
       if (!('proposal' in d)) return null;
       const p = d.proposal;
       if (!this.islands.markSeen(p.codeHash)) return null; // duplicate: not evaluated twice

@@ -1,6 +1,6 @@
 import type { Evaluation } from '../../evaluate/index.js';
 import type { NewCandidate, CandidateRef } from '../../store/index.js';
-import type { EvalOutcome } from '../pool/index.js';
+import type { ScoredOutcome } from './scorer.js';
 
 /** What the loop knows about one candidate before it is written. */
 export interface Proposal {
@@ -44,7 +44,7 @@ export function duplicateRecord(p: Proposal): NewCandidate<CandidateRef> {
  * timed out, returned an invalid plan...) marks it failed: the archive only
  * keeps policies that ran cleanly. Its fitness is still recorded.
  */
-export function evaluatedRecord(p: Proposal, outcome: EvalOutcome, cell: string | null): NewCandidate<CandidateRef> {
+export function evaluatedRecord(p: Proposal, outcome: ScoredOutcome, cell: string | null): NewCandidate<CandidateRef> {
   if (!outcome.ok) return { ...base(p), status: 'failed', failureKind: outcome.kind, failureMessage: outcome.message };
   const e = outcome.evaluation;
   const failure = firstFailure(e);
@@ -53,7 +53,9 @@ export function evaluatedRecord(p: Proposal, outcome: EvalOutcome, cell: string 
     status: failure ? 'failed' : 'evaluated',
     failureKind: failure?.kind ?? null,
     failureMessage: failure ? `${failure.message} (x${failure.count})` : null,
-    fitness: e.fitness.tTotal,
+    // Several training snapshots: the aggregate (mean ratio to the reference), else T_total itself.
+    fitness: outcome.fitness ?? e.fitness.tTotal,
+    snapshots: outcome.snapshots ?? null,
     breakdown: { ...e.breakdown },
     metrics: { ...e.metrics, finalSplit: e.finalSplit },
     features: { ...e.features },

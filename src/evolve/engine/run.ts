@@ -1,14 +1,18 @@
 import { InputError } from '../../common/errors.js';
-import { buildSnapshotFromStrings, parseSchedCost, type Snapshot } from '../../evaluate/index.js';
+import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
-import type { Mutator } from '../mutators/index.js';
+import type { Mutator, Tuner } from '../mutators/index.js';
 import { EvaluatorPool } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
+import { topElites } from './cycle.js';
 import { Evolver, type Starter } from './evolver.js';
+import { Scorer, type CandidateScorer, type ScoredSnapshot } from './scorer.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
+import { referencePolicy, snapshotLabel, stringsPlan, type SnapshotPlan } from './snapshot-plan.js';
 import { summarizeRun, type EvolveSummary } from './summary.js';
+import { Validator } from './validation.js';
 
 export interface IterationProgress {
   iteration: number;
@@ -25,14 +29,23 @@ export interface RunHooks {
   signal?: AbortSignal;
 }
 
+export interface OpenOptions {
+  /** Replay this instead of the one the config's strings describe (a scenario's, built by the caller). */
+  snapshot?: Snapshot;
+  /** Every training and validation snapshot, built by the caller (scenarios); overrides `snapshot`. */
+  plan?: SnapshotPlan;
+}
+
 /**
- * One offline evolution run over one snapshot. Each iteration works on one
- * island: a batch of candidates is proposed from the archive as it stood at
- * the start of the iteration (each slot with its own seeded Rng), mutated,
- * de-duplicated, evaluated in parallel, and then written in slot order with
- * the checkpoint in one transaction (see Evolver). The outcome is therefore
- * the same whatever order the workers finish in, and a killed run resumes
- * from its last committed iteration.
+ * One offline evolution run over one snapshot, or several (scenarios,
+ * windows: the fitness is then the mean ratio to the reference policy, see
+ * Scorer), with optional validation snapshots (see Validator). Each
+ * iteration works on one island: a batch of candidates is proposed from the
+ * archive as it stood at the start of the iteration (each slot with its own
+ * seeded Rng), mutated, de-duplicated, evaluated in parallel, and then
+ * written in slot order with the checkpoint in one transaction (see
+ * Evolver). The outcome is therefore the same whatever order the workers
+ * finish in, and a killed run resumes from its last committed iteration.
  */
 export class EvolutionRun {
   private readonly evolver: Evolver;
@@ -42,39 +55,52 @@ export class EvolutionRun {
     private readonly config: EvolveConfig,
     private readonly store: LineageStore,
     private readonly pool: EvaluatorPool,
+    scorer: CandidateScorer,
     mutator: Mutator,
     islands: IslandSet,
     private nextIteration: number,
     /** The seed policies, read once at open (a resumed run is past iteration 0). */
     private readonly seeds: readonly SeedPolicy[],
+    private readonly validator: Validator | undefined,
+    /** Fitness is the mean ratio to the reference (several training snapshots), not T_total in seconds. */
+    private readonly normalised: boolean,
   ) {
-    this.evolver = new Evolver(store, pool, mutator, islands, config, { runId });
+    this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId });
   }
 
-  /**
-   * Start a new run (seeds evaluated as iteration 0) or resume the latest one
-   * in the database. `snapshot`: replay this instead of the one the config's
-   * strings describe (a scenario's, built by the caller).
-   */
-  static async open(config: EvolveConfig, dbPath: string, resume: boolean, options: { snapshot?: Snapshot } = {}): Promise<EvolutionRun> {
+  /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
+  static async open(config: EvolveConfig, dbPath: string, resume: boolean, options: OpenOptions = {}): Promise<EvolutionRun> {
     // Everything that can reject the input comes before the database is
     // touched, so that bad flags leave no run (and no file) behind.
-    const mutator = buildMutator(config);
+    const tuner: { current?: Tuner } = {};
+    const mutator = buildMutator(config, { tuner: () => tuner.current, tuneReplays: config.tuneReplays });
     const schedCost = parseSchedCost(config.schedCost);
     const seeds = resume ? [] : loadSeeds(config.seedsDir);
-    const snapshot = options.snapshot ?? buildSnapshotFromStrings({
-      workload: config.workload,
-      agents: config.agents,
-      nodes: config.nodes,
-      split: config.split,
-      nodeKinds: config.nodeKinds,
-      mechanics: config.mechanics,
-      warmupMinutes: config.warmupMinutes,
-      minutes: config.windowMinutes,
-      seed: config.seed,
+    const plan = options.plan ?? (options.snapshot && config.windows === 1 && config.validateSeeds.length === 0 ? { train: [options.snapshot], validation: [] } : stringsPlan(config));
+    const normalised = plan.train.length > 1 || plan.validation.length > 0;
+    const reference = normalised ? referencePolicy(config) : undefined;
+    const pool = new EvaluatorPool({
+      snapshot: plan.train[0]!,
+      moreSnapshots: [...plan.train.slice(1), ...plan.validation],
+      schedCost,
+      sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
+      wallLimitMs: config.candidateWallMs,
+      threads: config.threads,
     });
-    const store = openLineageStore(dbPath, { create: !resume });
+    let store: LineageStore | undefined;
     try {
+      const all = [...plan.train, ...plan.validation];
+      const refs = reference ? await referenceTotals(pool, reference, all) : [];
+      const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
+      const train = scored(0, plan.train.length);
+      // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
+      const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(pool, train) : pool;
+      tuner.current = {
+        tune: (request) => pool.tune(request),
+        objective: () => ({ snapshots: train.map((s) => s.index), references: plan.train.length > 1 ? train.map((s) => s.reference) : [null] }),
+      };
+      const validator = plan.validation.length > 0 ? new Validator(pool, scored(plan.train.length, plan.validation.length)) : undefined;
+      store = openLineageStore(dbPath, { create: !resume });
       let runId: number;
       let islands: IslandSet;
       let next: number;
@@ -91,16 +117,10 @@ export class EvolutionRun {
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      const pool = new EvaluatorPool({
-        snapshot,
-        schedCost,
-        sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
-        wallLimitMs: config.candidateWallMs,
-        threads: config.threads,
-      });
-      return new EvolutionRun(runId, config, store, pool, mutator, islands, next, seeds);
+      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1);
     } catch (error) {
-      store.close();
+      store?.close();
+      await pool.close();
       throw error;
     }
   }
@@ -111,10 +131,12 @@ export class EvolutionRun {
     let interrupted = false;
     try {
       if (this.nextIteration === 0) {
-        await this.evolver.seed(0, [
+        const seeded = await this.evolver.seed(0, [
           ...this.seeds.map((s): Starter => ({ name: s.name, code: s.code, mutator: 'seed', editSummary: `seed ${s.name}` })),
           ...this.warmStartPolicies(),
         ]);
+        // Every starter that ran cleanly is validated: the best seed on validation is what the run must beat.
+        if (seeded) await this.validate(0, seeded.ids.filter((_, i) => seeded.records[i]!.status === 'evaluated'));
         this.nextIteration = 1;
       }
       while (this.nextIteration <= this.config.iterations) {
@@ -123,10 +145,12 @@ export class EvolutionRun {
           break;
         }
         if (performance.now() > deadline) break;
-        await this.evolver.iterate(this.nextIteration);
+        const it = this.nextIteration;
+        await this.evolver.iterate(it);
         this.nextIteration++;
+        if (it % this.config.validateEvery === 0) await this.validate(it);
         hooks.onIteration?.({
-          iteration: this.nextIteration - 1,
+          iteration: it,
           iterations: this.config.iterations,
           bestFitness: this.evolver.islands.bestOverall()?.fitness ?? null,
           evaluated: this.evolver.evaluated,
@@ -134,8 +158,9 @@ export class EvolutionRun {
           evalsPerSecond: this.evolver.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
         });
       }
+      await this.validate(Math.max(0, this.nextIteration - 1));
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
-      return summarizeRun(this.store, this.runId, this.nextIteration - 1);
+      return summarizeRun(this.store, this.runId, this.nextIteration - 1, this.evolver.islands, { validated: this.validator !== undefined, normalised: this.normalised });
     } finally {
       await this.pool.close();
     }
@@ -143,6 +168,13 @@ export class EvolutionRun {
 
   close(): void {
     this.store.close();
+  }
+
+  /** The best distinct elites (and `also`) not validated yet, scored on the validation snapshots. */
+  private async validate(iteration: number, also: readonly number[] = []): Promise<void> {
+    if (!this.validator) return;
+    const elites = topElites(this.evolver.islands, this.config.validateTop).map((e) => Number(e.id));
+    await this.validator.validate(this.store, this.runId, iteration, [...also, ...elites]);
   }
 
   private warmStartPolicies(): Starter[] {
@@ -161,4 +193,16 @@ export class EvolutionRun {
       other.close();
     }
   }
+}
+
+/** The reference policy's T_total on every snapshot; it must run cleanly on each (it is what fitness is relative to). */
+async function referenceTotals(pool: EvaluatorPool, reference: { file: string; code: string }, snapshots: readonly Snapshot[]): Promise<number[]> {
+  const outcomes = await Promise.all(snapshots.map((_, i) => pool.evaluate({ candidateId: 0, name: 'reference', code: reference.code, snapshot: i })));
+  return outcomes.map((o, i) => {
+    const label = snapshotLabel(snapshots[i]!);
+    if (!o.ok) throw new InputError(`the reference policy failed on ${label} (${o.kind}: ${o.message})`, { file: reference.file, field: '--reference' });
+    const failure = o.evaluation.failures[0];
+    if (failure) throw new InputError(`the reference policy failed on ${label} (${failure.kind}: ${failure.firstMessage})`, { file: reference.file, field: '--reference' });
+    return o.evaluation.fitness.tTotal;
+  });
 }

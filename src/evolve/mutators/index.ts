@@ -9,6 +9,8 @@ export { createStructuralMutator, type StructuralOptions } from './structural/in
 export { createThreadedStructuralMutator, type ClosableMutator } from './structural/threaded.js';
 export { createLlmMutator, type LlmOptions } from './llm/index.js';
 export { createMixedMutator } from './mixed.js';
-export { parseMutatorSpec, type MutatorName } from './spec.js';
+export { parseMutatorSpec, DEFAULT_OFFLINE_MIX, type MutatorName } from './spec.js';
+export { createTuneMutator, runTuning, type Tuner, type TuneOptions, type TuneRequest, type TuneResult } from './tune/index.js';
+export { createCrossoverMutator, crossPolicies } from './crossover/index.js';
 export { applySearchReplace, extractWholeFile, type AnswerError } from './llm/answer.js';
 export { checkPolicy, CONTRACT_FUNCTIONS } from './policy-shape.js';

@@ -1,17 +1,24 @@
 import { UsageError } from '../../common/errors.js';
 
-export type MutatorName = 'structural' | 'llm';
-const NAMES: readonly MutatorName[] = ['structural', 'llm'];
+export type MutatorName = 'structural' | 'llm' | 'tune' | 'crossover';
+const NAMES: readonly MutatorName[] = ['structural', 'llm', 'tune', 'crossover'];
 
 /**
- * The --mutator flag: `structural`, `llm`, or `mix:llm=0.7,structural=0.3`.
+ * The default offline mix of `evolve`: mostly structural edits, constant
+ * tuning for a third (each tuning run costs several replays), and a little
+ * function-level crossover.
+ */
+export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.6,tune=0.3,crossover=0.1';
+
+/**
+ * The --mutator flag: `structural`, `llm`, `tune`, `crossover`, or `mix:llm=0.7,structural=0.3`.
  * Mix weights are relative (they need not sum to 1); a weight of 0 keeps a
  * mutator out without editing the rest of the spec.
  */
 export function parseMutatorSpec(spec: string): { name: MutatorName; weight: number }[] {
   const text = spec.trim();
   if (isName(text)) return [{ name: text, weight: 1 }];
-  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm or mix:NAME=WEIGHT,...`);
+  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm, tune, crossover or mix:NAME=WEIGHT,...`);
   const parts: { name: MutatorName; weight: number }[] = [];
   for (const item of text.slice('mix:'.length).split(',')) {
     const match = /^\s*([a-z]+)\s*=\s*([^\s,]+)\s*$/.exec(item);

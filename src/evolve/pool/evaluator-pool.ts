@@ -3,7 +3,9 @@ import { Piscina } from 'piscina';
 import { SandboxOptionsSchema } from '../../sandbox/index.js';
 import { compiledWorker } from '../worker-file.js';
 import { packSnapshot, type PackedSnapshot } from './packed-snapshot.js';
-import { TaskClock, type EvalOutcome, type EvalTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
+import type { TuneRequest } from '../mutators/tune/request.js';
+import type { TuneResult } from '../mutators/tune/run.js';
+import { TaskClock, type EvalOutcome, type EvalTask, type TuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Worker threads (default: the machine's cores). */
@@ -43,7 +45,7 @@ type PackedPoolOptions = Omit<EvaluatorPoolOptions, 'snapshot'> & { packed: Pack
  * only return results; the caller (main thread) writes the database.
  */
 export class EvaluatorPool {
-  private readonly pool: Piscina<WorkerTask, EvalOutcome | 'drained'>;
+  private readonly pool: Piscina<WorkerTask, EvalOutcome | TuneResult | 'drained'>;
   /** Terminate a worker that has been on one task this long (backstopFor). */
   readonly backstopMs: number;
   readonly threads: number;
@@ -83,7 +85,21 @@ export class EvaluatorPool {
     return this.created;
   }
 
+  /**
+   * A tuning run in one worker (src/evolve/mutators/tune). Its backstop is one
+   * evaluation's for each replay it may make; a broken worker is 'crash'.
+   */
+  async tune(request: TuneRequest): Promise<TuneResult | { ok: false; kind: 'crash'; message: string }> {
+    const backstop = this.backstopMs * Math.max(1, request.replays);
+    const out = await this.runTask({ kind: 'tune', request }, backstop);
+    return out as TuneResult | { ok: false; kind: 'crash'; message: string };
+  }
+
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
+    return (await this.runTask({ ...task, kind: 'evaluate' }, this.backstopMs)) as EvalOutcome;
+  }
+
+  private async runTask(task: EvalTask | TuneTask, backstopMs: number): Promise<EvalOutcome | TuneResult> {
     const started = performance.now();
     const clock = TaskClock.create();
     const controller = new AbortController();
@@ -92,18 +108,18 @@ export class EvaluatorPool {
     const watch = (ms: number) => {
       timer = setTimeout(() => {
         const elapsed = TaskClock.elapsed(clock);
-        if (elapsed === null) return watch(this.backstopMs);
-        if (elapsed < this.backstopMs) return watch(this.backstopMs - elapsed + 1);
+        if (elapsed === null) return watch(backstopMs);
+        if (elapsed < backstopMs) return watch(backstopMs - elapsed + 1);
         controller.abort();
       }, ms);
     };
-    watch(this.backstopMs);
+    watch(backstopMs);
     try {
-      return (await this.pool.run({ ...task, kind: 'evaluate', clock }, { signal: controller.signal })) as EvalOutcome;
+      return (await this.pool.run({ ...task, clock } as WorkerTask, { signal: controller.signal })) as EvalOutcome | TuneResult;
     } catch (error) {
       const wallMs = performance.now() - started;
       if (controller.signal.aborted) {
-        return { ok: false, kind: 'crash', message: `the evaluation worker stopped answering (${Math.round(this.backstopMs)} ms on one candidate, well past its budget) and was terminated`, wallMs };
+        return { ok: false, kind: 'crash', message: `the evaluation worker stopped answering (${Math.round(backstopMs)} ms on one candidate, well past its budget) and was terminated`, wallMs };
       }
       return { ok: false, kind: 'crash', message: error instanceof Error ? error.message : String(error), wallMs };
     } finally {

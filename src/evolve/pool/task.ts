@@ -1,6 +1,7 @@
 import type { Evaluation, SchedCost, Snapshot } from '../../evaluate/index.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { PackedSnapshot } from './packed-snapshot.js';
+import type { TuneRequest } from '../mutators/tune/request.js';
 
 /** Given once to every worker (structured-cloned at pool start). */
 export interface WorkerSetup {
@@ -8,6 +9,12 @@ export interface WorkerSetup {
   schedCost: SchedCost;
   sandbox: SandboxOptions;
   wallLimitMs: number;
+  /**
+   * More snapshots every worker holds besides `snapshot` (index 0): index i
+   * is moreSnapshots[i - 1]. A multi-snapshot run (several training
+   * scenarios or windows, validation realisations) keeps them all in one pool.
+   */
+  moreSnapshots?: Snapshot[];
 }
 
 /** What a worker receives: the snapshot itself, or packed (EvaluatorPool.open). */
@@ -18,6 +25,18 @@ export interface EvalTask {
   candidateId: number;
   name: string;
   code: string;
+  /** Which of the worker's snapshots to replay (default 0, see WorkerSetup.moreSnapshots). */
+  snapshot?: number;
+}
+
+/** Tune a candidate's numeric constants inside the worker (src/evolve/mutators/tune): many short replays, one answer. */
+export interface TuneTask {
+  kind: 'tune';
+  request: TuneRequest;
+}
+
+export interface PooledTuneTask extends TuneTask {
+  clock: SharedArrayBuffer;
 }
 
 /** What the pool sends: the task and where the worker notes when it began (see TaskClock). */
@@ -65,4 +84,4 @@ export interface DrainTask {
   workers: number;
 }
 
-export type WorkerTask = PooledEvalTask | DrainTask;
+export type WorkerTask = PooledEvalTask | PooledTuneTask | DrainTask;

@@ -3,7 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
-import { TaskClock, type EvalOutcome, type PooledEvalTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
+import { runTuning, type TuneResult } from '../mutators/tune/run.js';
+import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 /**
  * The piscina worker: evaluates one candidate in its own sandbox. A candidate
@@ -14,6 +15,7 @@ import { TaskClock, type EvalOutcome, type PooledEvalTask, type WorkerData, type
  */
 const data = workerData as WorkerData;
 const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(data.packed) : data.snapshot! };
+const snapshots = [setup.snapshot, ...(setup.moreSnapshots ?? [])];
 
 /**
  * isolated-vm handles that are finalised while a worker thread is being
@@ -25,7 +27,7 @@ const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(dat
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-export default async function handle(task: WorkerTask): Promise<EvalOutcome | 'drained'> {
+export default async function handle(task: WorkerTask): Promise<EvalOutcome | TuneResult | 'drained'> {
   if (task.kind === 'drain') {
     // Wait until every worker holds one drain task, so that each worker gets exactly one.
     const arrived = new Int32Array(task.barrier);
@@ -37,14 +39,25 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | 'd
     collectGarbage();
     return 'drained';
   }
+  if (task.kind === 'tune') return tune(task);
   return evaluate(task);
+}
+
+/** A tuning run: its replays use the same evaluator, limits and snapshots as evaluate. */
+function tune(task: PooledTuneTask): TuneResult {
+  TaskClock.start(task.clock);
+  return runTuning(task.request, (code, index) =>
+    evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs }),
+  );
 }
 
 function evaluate(task: PooledEvalTask): EvalOutcome {
   TaskClock.start(task.clock);
   const started = performance.now();
   try {
-    const evaluation = evaluatePolicy(setup.snapshot, { name: task.name, source: task.code }, {
+    const snapshot = snapshots[task.snapshot ?? 0];
+    if (!snapshot) throw new RangeError(`no snapshot ${task.snapshot} in this pool (${snapshots.length})`);
+    const evaluation = evaluatePolicy(snapshot, { name: task.name, source: task.code }, {
       schedCost: setup.schedCost,
       sandbox: setup.sandbox,
       wallLimitMs: setup.wallLimitMs,

@@ -23,7 +23,7 @@ export const perturbLiteral: EditKind = {
   },
 };
 
-function literalSites(context: EditContext): { literal: NumericOperand; where: string; line: number }[] {
+export function literalSites(context: Pick<EditContext, "program">): { literal: NumericOperand; where: string; line: number }[] {
   const sites: { literal: NumericOperand; where: string; line: number }[] = [];
   for (const { node, ancestors } of nodesWithAncestors(context.program)) {
     const literal = numericLiteral(node);

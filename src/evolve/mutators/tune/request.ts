@@ -1,0 +1,22 @@
+/**
+ * What a tuning run is given (sent to a pool worker, so plain data): the
+ * candidate, where its snapshots are and how they are normalised, and its
+ * budget. Same request, same answer: every choice draws from `seed`.
+ */
+export interface TuneRequest {
+  code: string;
+  seed: number;
+  /** Replays the run may make (each candidate point costs one per snapshot). */
+  replays: number;
+  /** The worker's snapshot indices the objective replays (the training snapshots). */
+  snapshots: number[];
+  /**
+   * Per snapshot, the reference policy's T_total there (the objective is the
+   * mean of T_total / reference), or null to use T_total as is (one snapshot).
+   */
+  references: (number | null)[];
+  /** The candidate's own objective when already known (its fitness), saving a replay. */
+  baseline: number | null;
+  /** Most literals tuned together (a random subset of the sites when there are more). */
+  maxLiterals: number;
+}

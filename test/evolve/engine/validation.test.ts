@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildSnapshotFromStrings } from '../../../src/evaluate/index.js';
+import { EvolutionRun, EvolveConfigSchema } from '../../../src/evolve/engine/index.js';
+import { runCli } from '../../../src/cli/main.js';
+import { bufferIO } from '../../../src/cli/io.js';
+import { openLineageStore } from '../../../src/store/index.js';
+
+beforeAll(() => {
+  if (!existsSync(resolve('dist/src/evolve/pool/worker.js'))) execFileSync('npx', ['tsc', '-p', '.'], { stdio: 'ignore' });
+}, 120_000);
+
+const fixture = readFileSync(resolve('test/evolve/fixtures/static-split/static-split.js'), 'utf8');
+const snap = (workload: string) => buildSnapshotFromStrings({ workload, agents: 16, nodes: 9, split: '4P5D', nodeKinds: 'gb300', mechanics: 'evolving-infra', warmupMinutes: 0.5, minutes: 1.5, seed: 1 });
+
+describe('validation against overfitting', () => {
+  it('picks a different best than training when training overfits, and lineage marks the overfit candidate', async () => {
+    // Constructed: training is a cc window, where more prefill than 4P (5-6P) is
+    // slightly better; validation is a putnam window, where every step above 4P
+    // costs (4P 75.8 s, 5P 78.6 s, 6P 82.8 s of T_total on these windows). The
+    // only seed is a fixed 4P split and the only mutator tunes its constant, so
+    // whatever tuning gains on training is a larger split, which validation punishes.
+    const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));
+    const seeds = join(dir, 'seeds');
+    mkdirSync(seeds);
+    writeFileSync(join(seeds, 'fixed-4p.js'), fixture);
+    const db = join(dir, 'lineage.db');
+    const config = EvolveConfigSchema.parse({
+      seedsDir: seeds,
+      reference: join(seeds, 'fixed-4p.js'),
+      mutator: 'tune',
+      tuneReplays: 6,
+      iterations: 3,
+      islands: 1,
+      threads: 2,
+      batch: 2,
+      seed: 2,
+      schedCost: 'fixed:1',
+      cpuLimitMs: 1000,
+      validateEvery: 1,
+    });
+    const run = await EvolutionRun.open(config, db, false, { plan: { train: [snap('cc')], validation: [snap('putnam')] } });
+    let summary;
+    try {
+      summary = await run.run();
+    } finally {
+      run.close();
+    }
+    const seedId = summary.seedsBest!.id;
+    expect(summary.best!.id).not.toBe(seedId);
+    expect(summary.best!.fitness).toBeLessThan(summary.seedsBest!.fitness);
+    // On validation the seed is the best: the run's best is the seed, not the training winner.
+    expect(summary.validation!.best!.id).toBe(seedId);
+    expect(summary.validation!.seedsBest!.id).toBe(seedId);
+    expect(summary.validation!.improvementPct).toBe(0);
+    const store = openLineageStore(db, { readonly: true });
+    const winner = store.getCandidate(summary.best!.id)!;
+    store.close();
+    expect(Number(/const PREFILL = (\d+);/.exec(winner.code)![1])).toBeGreaterThan(4);
+    expect(winner.validation!.fitness!).toBeGreaterThan(1);
+    const io = bufferIO();
+    expect(await runCli(['lineage', '--db', db, '--best', '3'], io)).toBe(0);
+    const line = io.stdout.split('\n').find((l) => l.trimStart().startsWith(`${summary.best!.id} `))!;
+    expect(line).toContain('OVERFIT');
+    expect(io.stdout.split('\n').find((l) => l.trimStart().startsWith(`${seedId} `))).not.toContain('OVERFIT');
+    const json = JSON.parse(await cliOut(['lineage', '--db', db, '--best', '3', '--json']));
+    expect(json.best.find((c: { id: number }) => c.id === summary.best!.id)).toMatchObject({ overfit: true, validation: { fitness: winner.validation!.fitness } });
+    const show = await cliOut(['show', String(summary.best!.id), '--db', db]);
+    expect(show).toMatch(/validation fitness \d\.\d{4} x reference/);
+  }, 240_000);
+});
+
+async function cliOut(args: string[]): Promise<string> {
+  const io = bufferIO();
+  const code = await runCli(args, io);
+  if (code !== 0) throw new Error(io.stderr);
+  return io.stdout;
+}
