@@ -1,4 +1,4 @@
-import { PlanSchema, type Ctx, type Plan } from './schema.js';
+import { PlanSchema, type Ctx, type CtxNode, type Plan } from './schema.js';
 
 export type PlanCheck = { ok: true; plan: Plan } | { ok: false; message: string };
 
@@ -13,9 +13,11 @@ export function isUp(node: Pick<Ctx['nodes'][number], 'state'>): boolean {
  * limits.minDecode decode nodes among the up nodes. When fewer nodes are up
  * than the two minimums add up to, no split can satisfy them, so only the
  * shape is checked. The message names the first problem, for the policy's
- * author (person or LLM).
+ * author (person or LLM). The same rules apply twice: in the sandbox when
+ * the policy returns the plan, and in the simulator when the plan takes
+ * effect (nodes may have failed meanwhile).
  */
-export function validatePlan(plan: unknown, ctx: Pick<Ctx, 'nodes' | 'limits'>): PlanCheck {
+export function validatePlan(plan: unknown, ctx: { nodes: readonly Pick<CtxNode, 'state'>[]; limits: Ctx['limits'] }): PlanCheck {
   const parsed = PlanSchema.safeParse(plan);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -20,6 +20,9 @@ export interface CtxInputs {
   lastRescheduleAt: number | null;
 }
 
+/** ctx.limits: what a plan must leave among the up nodes (validatePlan checks plans against them, in the sandbox and when a plan takes effect). */
+export const PLAN_LIMITS: PolicyCtx['limits'] = { minPrefill: 1, minDecode: 1 };
+
 /** Build the policy's ctx: a plain, copyable snapshot of what the data plane sees. */
 export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
   return {
@@ -69,7 +72,7 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
     transitions: i.transitions.map((t) => (t.end === null ? { node: t.node, from: t.from, to: t.to, start: t.start } : { node: t.node, from: t.from, to: t.to, start: t.start, end: t.end })),
     membership: i.membership.map((m) => ({ node: m.node, event: m.event, at: m.at })),
     lastRescheduleAt: i.lastRescheduleAt,
-    limits: { minPrefill: 1, minDecode: 1 },
+    limits: { ...PLAN_LIMITS },
   };
 }
 

@@ -1,17 +1,22 @@
 /**
- * A binary min-heap of simulation events ordered by (time, kind rank, sequence
+ * A binary min-heap of simulation events ordered by (time, rank, sequence
  * number): simultaneous events resolve the same way on every run (as in
- * Vidur's event queue), and the sequence number makes the order total.
+ * Vidur's event queue). The rank comes from the event (the caller's rank
+ * function, e.g. by event type); the sequence number is the queue's push
+ * counter, which makes the order total: equal time and rank pop in push order.
  */
-export interface QueuedEvent {
+interface Entry<E> {
   readonly at: number;
   readonly rank: number;
-  seq: number;
+  readonly seq: number;
+  readonly event: E;
 }
 
-export class EventQueue<E extends QueuedEvent> {
-  private heap: E[] = [];
+export class EventQueue<E extends { readonly at: number }> {
+  private heap: Entry<E>[] = [];
   private nextSeq = 0;
+
+  constructor(private readonly rankOf: (event: E) => number) {}
 
   get size(): number {
     return this.heap.length;
@@ -19,9 +24,8 @@ export class EventQueue<E extends QueuedEvent> {
 
   push(event: E): void {
     if (!Number.isFinite(event.at)) throw new RangeError(`event time must be finite, got ${event.at}`);
-    event.seq = this.nextSeq++;
     const heap = this.heap;
-    heap.push(event);
+    heap.push({ at: event.at, rank: this.rankOf(event), seq: this.nextSeq++, event });
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -32,7 +36,7 @@ export class EventQueue<E extends QueuedEvent> {
   }
 
   peek(): E | undefined {
-    return this.heap[0];
+    return this.heap[0]?.event;
   }
 
   pop(): E | undefined {
@@ -54,11 +58,11 @@ export class EventQueue<E extends QueuedEvent> {
         i = m;
       }
     }
-    return top;
+    return top.event;
   }
 }
 
-function before(a: QueuedEvent, b: QueuedEvent): boolean {
+function before<E>(a: Entry<E>, b: Entry<E>): boolean {
   if (a.at !== b.at) return a.at < b.at;
   if (a.rank !== b.rank) return a.rank < b.rank;
   return a.seq < b.seq;

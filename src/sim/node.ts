@@ -14,7 +14,6 @@ export class SimNode {
   targetRole: Role;
   /** Bumped when the node fails, so that its pending events are ignored. */
   generation = 0;
-  switchStartedAt = -1;
   /**
    * Serves both phases whatever its role: every node does during the online
    * learning phase at the start of the warm-up, so that each node kind
@@ -26,14 +25,10 @@ export class SimNode {
   readonly prefillQueue: RequestState[] = [];
   prefillRunning: RequestState[] = [];
   prefillBusyUntil = 0;
-  prefillBatchStartedAt = 0;
   /** Sum of predicted prefill seconds of queued requests (predicted-TTFT routing). */
   queuedPredictedSeconds = 0;
   /** Blocks of queued and running prefill requests (dynamo-kv routing's decode-block term). */
   activeBlocks = 0;
-  /** Seconds of GPU time this node spent computing prefill, and waiting on at-start fetches. */
-  prefillBusySeconds = 0;
-  prefillFetchIdleSeconds = 0;
 
   // decode side
   readonly decode: DecodeBatch;

@@ -46,8 +46,10 @@ export interface ScriptedRequest {
 }
 
 /** An open-loop source that emits the given requests at their times. */
-export function scriptedSource(requests: ScriptedRequest[], model = 'glm-5.2'): WorkloadSource & { completed: Map<number, number> } {
+export function scriptedSource(requests: ScriptedRequest[], model = 'glm-5.2'): WorkloadSource & { completed: Map<number, number>; completions: number[] } {
   const completed = new Map<number, number>();
+  /** Every completion reported, in order (a request completed twice appears twice). */
+  const completions: number[] = [];
   const reqs: SimRequest[] = requests.map((r, id) => ({
     id,
     agent: 0,
@@ -62,9 +64,11 @@ export function scriptedSource(requests: ScriptedRequest[], model = 'glm-5.2'): 
     name: 'scripted',
     model,
     completed,
+    completions,
     start: () => reqs.map((request, i): WorkloadEvent => ({ kind: 'request', at: requests[i]!.at, request })),
     onComplete(id, now) {
       completed.set(id, now);
+      completions.push(id);
       return requests[id]!.endsBranch ? [{ kind: 'branch-end', at: now, branch: reqs[id]!.branch }] : [];
     },
     onWake: () => [],

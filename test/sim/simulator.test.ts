@@ -152,7 +152,11 @@ describe('conservation', () => {
       { node: 3, at: 150, event: 'up' as const },
     ];
     const { result, source } = run({ requests, roles: ['P', 'P', 'D', 'D', 'D'], policy: flipper, membership, horizon: 4000 });
-    for (const [id] of source.completed) completions.set(id, (completions.get(id) ?? 0) + 1);
+    for (const id of source.completions) completions.set(id, (completions.get(id) ?? 0) + 1);
+    // Each of the 300 completed, and none twice.
+    expect([...completions.keys()].sort((a, b) => a - b)).toEqual(range(0, 300));
+    expect([...completions.values()].every((n) => n === 1)).toBe(true);
+    expect(result.metrics.requestsCompleted).toBe(300);
     expect(result.metrics.requestsArrived).toBe(300);
     expect(source.completed.size + result.metrics.requestsInFlight).toBe(300);
     expect(result.metrics.requestsInFlight).toBe(0);

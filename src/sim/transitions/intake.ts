@@ -1,0 +1,28 @@
+import type { SimEvent } from '../events.js';
+import { RequestState } from '../request-state.js';
+import { forgetBranch } from '../routing/prefill.js';
+import { scheduleWorkload, type SimState } from '../sim-state.js';
+import { routePrefill } from './prefill.js';
+
+/** Workload intake: new requests go to prefill, ended branches release their KV, agent wake-ups ask the source for more. */
+export function onWorkload(s: SimState, ev: Extract<SimEvent, { type: 'workload' }>, now: number, out: SimEvent[] = []): SimEvent[] {
+  const event = ev.event;
+  s.pendingWorkloadEvents--;
+  switch (event.kind) {
+    case 'request': {
+      const rs = new RequestState(event.request, now);
+      s.requests.set(event.request.id, rs);
+      s.metrics.arrival(now);
+      routePrefill(s, rs, now, out);
+      break;
+    }
+    case 'branch-end':
+      s.kv.endBranch(event.branch);
+      forgetBranch(s.prefillRouter, event.branch);
+      break;
+    case 'wake':
+      for (const next of s.opts.source.onWake(event.token, now)) scheduleWorkload(s, next, now, out);
+      break;
+  }
+  return out;
+}

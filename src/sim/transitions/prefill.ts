@@ -1,0 +1,126 @@
+import type { SimEvent } from '../events.js';
+import type { SimNode } from '../node.js';
+import { prefillIterations } from '../prefill-chunks.js';
+import { BLOCK_TOKENS, type RequestState } from '../request-state.js';
+import { choosePrefill } from '../routing/prefill.js';
+import { placementOn } from '../routing/prefix.js';
+import { scoredPeriod, type SimState } from '../sim-state.js';
+import { complete, routeDecode } from './decode.js';
+
+/**
+ * Prefill: routing a request to a prefill node, its prefix fetch, batching
+ * queued requests into iterations, and the end of a batch.
+ */
+
+/** Place a request on a prefill node (or the cluster queue when none accepts prefill) and start its fetch. */
+export function routePrefill(s: SimState, rs: RequestState, now: number, out: SimEvent[]): void {
+  const candidates = s.nodes.filter((n) => n.acceptsPrefill);
+  if (candidates.length === 0) {
+    rs.phase = 'pending-prefill';
+    s.pendingPrefill.push(rs);
+    return;
+  }
+  const match = s.kv.match(rs.req.blocks);
+  const shared = s.opts.mechanics.pool === 'shared';
+  const placements = candidates.map((n) => placementOn(n, rs, match, shared));
+  const chosen = choosePrefill(s.opts.mechanics.prefillRouting, rs, placements, now, s.prefillRouter);
+  const node = chosen.node;
+  rs.phase = 'prefill-queue';
+  rs.prefillNode = node.id;
+  rs.enqueuedAt = now;
+  rs.hitBlocks = chosen.hitBlocks;
+  rs.gpuBlocks = chosen.gpuBlocks;
+  rs.restoredBlocks = chosen.restoredBlocks;
+  rs.fetchedBlocks = chosen.fetchedBlocks;
+  rs.idealBlocks = match.ideal;
+  rs.fetchSeconds = chosen.fetchSeconds;
+  rs.predictedPrefill = chosen.predictedPrefill;
+  node.prefillQueue.push(rs);
+  node.queuedPredictedSeconds += rs.predictedPrefill;
+  node.activeBlocks += rs.req.blocks.length;
+  if (s.opts.mechanics.fetch === 'async' && rs.fetchSeconds > 0) {
+    // The fetch runs while the request waits in the queue.
+    rs.fetchReadyAt = now + rs.fetchSeconds;
+    out.push({ type: 'fetch-done', at: rs.fetchReadyAt, node: node.id, generation: node.generation });
+  } else {
+    rs.fetchReadyAt = now;
+  }
+  tryStartPrefill(s, node, now, out);
+}
+
+/** Start the next prefill iteration on an idle prefill node: queued requests whose fetch is done, FIFO, up to the token budget. */
+export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
+  if (node.prefillRunning.length > 0 || !node.servesPrefill || node.status !== 'active') return;
+  const atStart = s.opts.mechanics.fetch === 'at-start';
+  const batch: RequestState[] = [];
+  let budget = node.hw.maxPrefillBatchTokens;
+  for (let i = 0; i < node.prefillQueue.length; ) {
+    const rs = node.prefillQueue[i]!;
+    const ready = atStart || rs.fetchReadyAt <= now;
+    const fits = batch.length === 0 || rs.uncachedTokens <= budget;
+    if (ready && fits) {
+      batch.push(rs);
+      budget -= rs.uncachedTokens;
+      node.prefillQueue.splice(i, 1);
+      if (budget <= 0) break;
+    } else {
+      i++;
+    }
+  }
+  if (batch.length === 0) return;
+  let fetchWait = 0;
+  for (const rs of batch) {
+    node.queuedPredictedSeconds -= rs.predictedPrefill;
+    rs.phase = 'prefill-run';
+    rs.prefillStart = now;
+    if (atStart) fetchWait = Math.max(fetchWait, rs.fetchSeconds);
+  }
+  if (node.prefillQueue.length === 0) node.queuedPredictedSeconds = 0;
+  const work = batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) }));
+  // A prompt longer than the iteration budget runs alone as chunked prefill, one iteration per chunk.
+  let compute = 0;
+  for (const iteration of prefillIterations(work, node.hw.maxPrefillBatchTokens)) {
+    const seconds = node.hw.truth.prefillTime(iteration);
+    compute += seconds;
+    s.learning?.prefill(node.hw, now, iteration, seconds);
+  }
+  node.prefillRunning = batch;
+  node.prefillBusyUntil = now + fetchWait + compute;
+  if (scoredPeriod(s, now)) s.prefillComputeSeconds += compute;
+  out.push({ type: 'prefill-done', at: node.prefillBusyUntil, node: node.id, generation: node.generation });
+}
+
+/** An async fetch ended: the node may now start a batch with the request. */
+export function onFetchDone(s: SimState, ev: Extract<SimEvent, { type: 'fetch-done' }>, now: number, out: SimEvent[] = []): SimEvent[] {
+  const node = s.nodes[ev.node]!;
+  if (ev.generation === node.generation) tryStartPrefill(s, node, now, out);
+  return out;
+}
+
+/** A batch ended: its prompts' KV enters the node's prefix cache, each request goes to decode (or completes), the next batch starts. */
+export function onPrefillDone(s: SimState, ev: Extract<SimEvent, { type: 'prefill-done' }>, now: number, out: SimEvent[] = []): SimEvent[] {
+  const node = s.nodes[ev.node]!;
+  if (ev.generation !== node.generation) return out;
+  const batch = node.prefillRunning;
+  node.prefillRunning = [];
+  for (const rs of batch) {
+    node.activeBlocks -= rs.req.blocks.length;
+    s.kv.admitPrefill(node.id, rs.req.branch, rs.req.blocks, now);
+    if (rs.firstTokenAt < 0) rs.firstTokenAt = now;
+    if (rs.req.outputTokens <= 1) complete(s, rs, node, now, out);
+    else routeDecode(s, rs, node, now, out);
+  }
+  // A switching node is drained, not refilled (the event loop then checks whether its switch can finish).
+  if (node.status !== 'switching') tryStartPrefill(s, node, now, out);
+  return out;
+}
+
+/** The node stops prefilling what it has not started: its queue moves to other prefill nodes; a running batch finishes in place. */
+export function moveQueuedPrefills(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
+  const moved = node.prefillQueue.splice(0);
+  node.queuedPredictedSeconds = 0;
+  for (const rs of moved) {
+    node.activeBlocks -= rs.req.blocks.length;
+    routePrefill(s, rs, now, out);
+  }
+}

@@ -1,0 +1,78 @@
+import type { SimEvent } from '../events.js';
+import type { SimNode } from '../node.js';
+import { currentSplit, openTransition, type SimState } from '../sim-state.js';
+import type { Role } from '../split.js';
+import { moveWaitingDecodes, routeDecode } from './decode.js';
+import { moveQueuedPrefills, routePrefill, tryStartPrefill } from './prefill.js';
+
+/**
+ * The role-switch state machine of a node:
+ *
+ *   active --(plan changes its role)--> switching --(drained)--> active (symmetric)
+ *                                                 \--(drained)--> restarting --(restart-done)--> active (restart)
+ *
+ * A switching node takes no new work; what it holds and has not started
+ * moves to nodes of the same phase, what runs finishes in place.
+ */
+
+/** Start a switch on every serving node whose role differs from the desired one. */
+export function reconcile(s: SimState, now: number, out: SimEvent[]): void {
+  // Role changes wait for the end of the learning phase (every node serves both phases until then).
+  for (const node of s.collocating ? [] : s.nodes) {
+    if (node.status === 'active' && node.role !== s.desiredRoles[node.id]) startSwitch(s, node, s.desiredRoles[node.id]!, now, out);
+  }
+  s.metrics.split(now, currentSplit(s));
+}
+
+function startSwitch(s: SimState, node: SimNode, to: Role, now: number, out: SimEvent[]): void {
+  node.status = 'switching';
+  node.targetRole = to;
+  s.policyStats.nodesSwitched++;
+  s.metrics.transitions.push({ node: node.id, from: node.role, to, start: now, end: null, kind: s.opts.mechanics.transition });
+  // Pending (queued) requests move to nodes of the same phase; running ones finish in place.
+  if (node.role === 'P') moveQueuedPrefills(s, node, now, out);
+  else moveWaitingDecodes(s, node, now, out);
+  maybeFinishSwitch(s, node, now, out);
+}
+
+/** A switching node whose work has drained changes role now (symmetric) or restarts (restart). */
+export function maybeFinishSwitch(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
+  if (node.status !== 'switching') return;
+  const drained = node.role === 'P' ? node.prefillRunning.length === 0 : node.decode.size === 0 && node.inboundTransfers === 0;
+  if (!drained) return;
+  if (s.opts.mechanics.transition === 'restart') {
+    node.status = 'restarting';
+    s.kv.clearNode(node.id);
+    const seconds = node.hw.restartSeconds(s.rng.next());
+    out.push({ type: 'restart-done', at: now + seconds, node: node.id, generation: node.generation });
+    return;
+  }
+  if (node.role === 'D') s.kv.clearGpu(node.id); // D->P empties KV; P->D keeps it
+  finishTransition(s, node, now, out);
+}
+
+export function onRestartDone(s: SimState, ev: Extract<SimEvent, { type: 'restart-done' }>, now: number, out: SimEvent[] = []): SimEvent[] {
+  const node = s.nodes[ev.node]!;
+  if (ev.generation === node.generation) finishTransition(s, node, now, out);
+  return out;
+}
+
+function finishTransition(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
+  node.role = node.targetRole;
+  node.status = 'active';
+  const rec = openTransition(s, node.id);
+  if (rec) rec.end = now;
+  afterCapacityChange(s, now, out);
+}
+
+/** A node became able to serve: drain the cluster-level queues, then re-check the plan. */
+export function afterCapacityChange(s: SimState, now: number, out: SimEvent[]): void {
+  if (s.pendingPrefill.length && s.nodes.some((n) => n.acceptsPrefill)) {
+    for (const rs of s.pendingPrefill.splice(0)) routePrefill(s, rs, now, out);
+  }
+  if (s.pendingDecode.length && s.nodes.some((n) => n.acceptsDecode)) {
+    for (const rs of s.pendingDecode.splice(0)) routeDecode(s, rs, s.nodes[rs.prefillNode]!, now, out);
+  }
+  reconcile(s, now, out);
+  for (const n of s.nodes) tryStartPrefill(s, n, now, out);
+}
