@@ -38,8 +38,8 @@ export function registerReportCommand(program: Command, io: CliIO): void {
     .option('-o, --output <file>', 'the HTML file to write', 'report.html')
     .option('--open', 'open the report in the default browser', false)
     .action((flags: ReportFlags) => {
-      if (!flags.db && !flags.suite) throw new UsageError('give --db FILE (an evolve or serve run) and/or --suite FILE (a suite --json output)');
       if (flags.compareDb && !flags.db) throw new UsageError('--compare-db needs --db (the run to compare it with)');
+      if (!flags.db && !flags.suite) throw new UsageError('give --db FILE (an evolve or serve run) and/or --suite FILE (a suite --json output)');
       // Everything is read and checked before anything is written: bad input leaves no file.
       const payload: Record<string, unknown> = {};
       const titles: string[] = [];
@@ -47,17 +47,15 @@ export function registerReportCommand(program: Command, io: CliIO): void {
         payload.suite = { file: flags.suite, ...readSuiteFile(flags.suite) };
         titles.push('suite');
       }
+      // The second run is checked before the first one's (slow) replay.
+      if (flags.compareDb) withStore(flags.compareDb, (other) => serveRunOf(other, flags.compareDb!, flags.compareRun));
       if (flags.db) {
         withStore(flags.db, (store) => {
           const run = pickRun(store, flags.db!, flags.run, '--run');
           if (run.config.mode === SERVE_MODE) {
             const runs = [serveOf(store, flags.db!, run)];
             if (flags.compareDb) {
-              withStore(flags.compareDb, (other) => {
-                const second = pickRun(other, flags.compareDb!, flags.compareRun, '--compare-run');
-                if (second.config.mode !== SERVE_MODE) throw new InputError(`run ${second.id} is not a serve run`, { file: flags.compareDb, field: '--compare-run' });
-                runs.push(serveOf(other, flags.compareDb!, second));
-              });
+              withStore(flags.compareDb, (other) => runs.push(serveOf(other, flags.compareDb!, serveRunOf(other, flags.compareDb!, flags.compareRun))));
             }
             payload.serve = runs;
             titles.unshift(`serve run ${run.id}`);
@@ -87,6 +85,12 @@ function withStore(path: string, fn: (store: LineageStore) => void): void {
 function pickRun(store: LineageStore, db: string, id: number | undefined, field: string): RunRecord {
   const run = id === undefined ? store.latestRun() : store.getRun(id);
   if (!run) throw new InputError(id === undefined ? 'the database has no run' : `no run ${id}`, { file: db, field });
+  return run;
+}
+
+function serveRunOf(store: LineageStore, db: string, id: number | undefined): RunRecord {
+  const run = pickRun(store, db, id, '--compare-run');
+  if (run.config.mode !== SERVE_MODE) throw new InputError(`run ${run.id} is not a serve run`, { file: db, field: '--compare-run' });
   return run;
 }
 

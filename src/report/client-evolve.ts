@@ -105,14 +105,18 @@ function drawLineage(E) {
   const links = [];
   for (const n of E.lineage) for (const p of n.parents) {
     const edit = n.editSummary || n.mutator;
-    links.push({ source: String(p), target: String(n.id), edit: edit, label: { show: true, formatter: edit.length > 38 ? edit.slice(0, 37) + '…' : edit } });
+    links.push({ source: String(p), target: String(n.id), edit: edit, label: { formatter: edit.length > 38 ? edit.slice(0, 37) + '…' : edit } });
   }
+  // A long lineage has no room for every label: edges then show theirs on hover (and in the tooltip).
+  const roomy = links.length <= 12;
+  for (const l of links) l.label.show = roomy;
+  if (nodes.length > 40) for (const n of nodes) n.label.show = n.info.depth === 0 || n.info.mutator === 'seed';
   const c = chart(s, 'lineage', 'best #' + E.lineage[0].id + ': ' + E.lineage.length + ' candidates', {
     tooltip: { trigger: 'item', formatter: (p) => p.dataType === 'edge' ? '#' + p.data.source + ' → #' + p.data.target + ': ' + p.data.edit : '#' + p.data.info.id + ' (' + p.data.info.mutator + ', iteration ' + p.data.info.iteration + ', island ' + p.data.info.island + '): fitness ' + fmt(p.data.info.fitness, 3) },
     series: [{
       type: 'graph', layout: 'none', roam: true, data: nodes, links: links, edgeSymbol: ['none', 'arrow'], edgeSymbolSize: 8,
       lineStyle: { color: '#9aa3b5', width: 1.5, curveness: 0.08 }, edgeLabel: { fontSize: 11, color: '#2b3245' },
-      emphasis: { focus: 'adjacency' },
+      emphasis: { focus: 'adjacency', edgeLabel: { show: true }, label: { show: true } },
     }],
   }, 'tall');
   const head = el('p', { id: 'candidate-head' });

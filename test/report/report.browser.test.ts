@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openLineageStore } from '../../src/store/index.js';
 import { drawnCharts, launchBrowser, openReport } from './browser.js';
 import { cli, evolveRun, serveRun, suiteFile } from './fixtures.js';
@@ -12,19 +12,20 @@ import { cli, evolveRun, serveRun, suiteFile } from './fixtures.js';
  * console error and without fetching anything, a click on a lineage node
  * shows that candidate's code, and a screenshot is written.
  */
-let context: BrowserContext;
 const dir = mkdtempSync(join(tmpdir(), 'report-browser-'));
 
-beforeAll(async () => {
-  context = await launchBrowser();
-}, 60_000);
+// Launched by the first test that needs it, inside the test: a machine with
+// no usable browser fails each test with the reason (a failing beforeAll
+// would only mark them skipped).
+let launched: Promise<BrowserContext> | undefined;
+const browser = () => (launched ??= launchBrowser());
 
 afterAll(async () => {
-  await context?.close();
+  await launched?.then((c) => c.close(), () => {});
 });
 
 async function checkDrawn(file: string, expected: string[]) {
-  const opened = await openReport(context, file);
+  const opened = await openReport(await browser(), file);
   const charts = await drawnCharts(opened.page);
   expect(Object.keys(charts).sort()).toEqual([...expected].sort());
   for (const [name, drawn] of Object.entries(charts)) expect(drawn, `chart ${name} drew nothing`).toBeGreaterThanOrEqual(5);
@@ -56,6 +57,7 @@ async function clickLineageNode(page: Page, id: number): Promise<void> {
 
 describe('autopoiesis report in a browser', () => {
   it('evolve run: every chart drawn, a click on a lineage node shows its code and diff', async () => {
+    await browser();
     const db = join(dir, 'evolve.db');
     await evolveRun(db);
     const file = join(dir, 'evolve.html');
@@ -94,6 +96,7 @@ describe('autopoiesis report in a browser', () => {
   }, 180_000);
 
   it('serve run beside its frozen baseline, and a suite file: every chart drawn', async () => {
+    await browser();
     const live = join(dir, 'live.db');
     const frozen = join(dir, 'frozen.db');
     await serveRun(live, join(dir, 'staging-live'), false);
