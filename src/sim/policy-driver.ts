@@ -39,6 +39,10 @@ export function onPlan(s: SimState, ev: Extract<SimEvent, { type: 'plan' }>, now
   const check = validatePlan({ roles: ev.roles }, { nodes: s.nodes.map((n) => ({ state: n.status })), limits: PLAN_LIMITS });
   if (!check.ok) {
     recordFailure(s, 'invalid-plan', check.message);
+    // It never took effect: it changes no node, so no serving was stale for it.
+    const record = s.policyStats.plans[ev.record]!;
+    record.changedNodes = [];
+    record.rejected = true;
     return out;
   }
   s.policyStats.plansApplied++;

@@ -2,7 +2,7 @@ import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
 import { currentSplit, openTransition, type SimState } from '../sim-state.js';
-import { routePrefill } from './prefill.js';
+import { reprefillPendingDecodes, routePrefill } from './prefill.js';
 import { afterCapacityChange, reconcile } from './role-switch.js';
 
 /** Node failure and return (elastic scenarios). */
@@ -41,6 +41,7 @@ function nodeDown(s: SimState, node: SimNode, ev: Extract<SimEvent, { type: 'mem
     rs.restarts++;
     routePrefill(s, rs, now, out);
   }
+  reprefillPendingDecodes(s, node, now, out);
   s.metrics.split(now, currentSplit(s));
 }
 

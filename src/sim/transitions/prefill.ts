@@ -124,3 +124,22 @@ export function moveQueuedPrefills(s: SimState, node: SimNode, now: number, out:
     routePrefill(s, rs, now, out);
   }
 }
+
+/**
+ * The node's KV is gone (it failed or restarts): requests it prefilled that
+ * wait in the cluster queue for a decode node have nothing left to decode
+ * from, and prefill again.
+ */
+export function reprefillPendingDecodes(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
+  const lost: RequestState[] = [];
+  let kept = 0;
+  for (const rs of s.pendingDecode) {
+    if (rs.prefillNode === node.id) lost.push(rs);
+    else s.pendingDecode[kept++] = rs;
+  }
+  s.pendingDecode.length = kept;
+  for (const rs of lost) {
+    rs.restarts++;
+    routePrefill(s, rs, now, out);
+  }
+}

@@ -3,7 +3,7 @@ import type { SimNode } from '../node.js';
 import { currentSplit, openTransition, type SimState } from '../sim-state.js';
 import type { Role } from '../split.js';
 import { moveWaitingDecodes, routeDecode } from './decode.js';
-import { moveQueuedPrefills, routePrefill, tryStartPrefill } from './prefill.js';
+import { moveQueuedPrefills, reprefillPendingDecodes, routePrefill, tryStartPrefill } from './prefill.js';
 
 /**
  * The role-switch state machine of a node:
@@ -38,11 +38,19 @@ function startSwitch(s: SimState, node: SimNode, to: Role, now: number, out: Sim
 /** A switching node whose work has drained changes role now (symmetric) or restarts (restart). */
 export function maybeFinishSwitch(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
   if (node.status !== 'switching') return;
-  const drained = node.role === 'P' ? node.prefillRunning.length === 0 : node.decode.size === 0 && node.inboundTransfers === 0;
+  const restart = s.opts.mechanics.transition === 'restart';
+  const prefillDrained = node.prefillRunning.length === 0;
+  const decodeDrained = node.decode.size === 0 && node.inboundTransfers === 0;
+  // A symmetric switch waits for the phase it leaves. A restart takes the
+  // engine down and clears the node's KV, so it waits for both: right after
+  // the learning phase a node may still run work of its other phase.
+  const drained = restart ? prefillDrained && decodeDrained : node.role === 'P' ? prefillDrained : decodeDrained;
   if (!drained) return;
-  if (s.opts.mechanics.transition === 'restart') {
+  if (restart) {
     node.status = 'restarting';
     s.kv.clearNode(node.id);
+    // Prompts prefilled here and waiting for a decode node lose their KV with it.
+    reprefillPendingDecodes(s, node, now, out);
     const seconds = node.hw.restartSeconds(s.rng.next());
     out.push({ type: 'restart-done', at: now + seconds, node: node.id, generation: node.generation });
     return;
