@@ -35,7 +35,7 @@ if (!Number.isInteger(repeat) || repeat < 1) {
 const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const describe = (s: RunSample): string =>
   `${s.simSeconds} sim s: ${(s.simSeconds / s.cpu).toFixed(0)}x per CPU s (${s.cpu.toFixed(2)} s), ` +
-  `${(s.simSeconds / s.wall).toFixed(0)}x per wall s (${s.wall.toFixed(2)} s), ${(s.events / s.cpu / 1e3).toFixed(0)}k events/CPU s, ${s.requests} requests, ${mb(s.rss)}`;
+  `${(s.simSeconds / s.wall).toFixed(0)}x per wall s (${s.wall.toFixed(2)} s), ${(s.events / s.cpu / 1e3).toFixed(0)}k events/CPU s, ${s.requests} requests, ${mb(s.maxRss)}`;
 const best = (xs: RunSample[], by: 'cpu' | 'wall'): RunSample => xs.reduce((a, b) => (a[by] < b[by] ? a : b));
 
 console.log('bench:sim cc 126 agents, 9 nodes, 4P5D, 30+60 min, evolving-infra');
@@ -48,7 +48,7 @@ if (!against) {
   }
   const b = best(samples, 'cpu');
   const speed = b.simSeconds / b.cpu;
-  const peak = Math.max(...samples.map((s) => s.rss));
+  const peak = Math.max(...samples.map((s) => s.maxRss));
   console.log(`speed (best of ${repeat}): ${speed.toFixed(0)}x real time per CPU second, ${(b.simSeconds / best(samples, 'wall').wall).toFixed(0)}x per wall second; ${(b.events / b.cpu / 1e3).toFixed(0)}k events/s`);
   console.log(`peak RSS: ${mb(peak)}`);
   console.log(`target >= 5000x real time and < 1024 MB: ${speed >= 5000 && peak < 2 ** 30 ? 'met' : 'NOT met'}`);
@@ -78,8 +78,8 @@ if (!against) {
     const wallMine = best(mine, 'wall');
     const wallTheirs = best(theirs, 'wall');
     console.log(`\nbest of ${repeat}, interleaved:`);
-    console.log(`  this tree: ${(cpuMine.simSeconds / cpuMine.cpu).toFixed(0)}x real time per CPU s, ${(wallMine.simSeconds / wallMine.wall).toFixed(0)}x per wall s, peak ${mb(Math.max(...mine.map((s) => s.rss)))}`);
-    console.log(`  ${against}: ${(cpuTheirs.simSeconds / cpuTheirs.cpu).toFixed(0)}x real time per CPU s, ${(wallTheirs.simSeconds / wallTheirs.wall).toFixed(0)}x per wall s, peak ${mb(Math.max(...theirs.map((s) => s.rss)))}`);
+    console.log(`  this tree: ${(cpuMine.simSeconds / cpuMine.cpu).toFixed(0)}x real time per CPU s, ${(wallMine.simSeconds / wallMine.wall).toFixed(0)}x per wall s, peak ${mb(Math.max(...mine.map((s) => s.maxRss)))}`);
+    console.log(`  ${against}: ${(cpuTheirs.simSeconds / cpuTheirs.cpu).toFixed(0)}x real time per CPU s, ${(wallTheirs.simSeconds / wallTheirs.wall).toFixed(0)}x per wall s, peak ${mb(Math.max(...theirs.map((s) => s.maxRss)))}`);
     // Speed ratio per simulated second, so different run lengths still compare.
     const ratio = (a: RunSample, b: RunSample, by: 'cpu' | 'wall'): number => a.simSeconds / a[by] / (b.simSeconds / b[by]);
     console.log(`  ratio this tree / ${against}: ${ratio(cpuMine, cpuTheirs, 'cpu').toFixed(2)}x by CPU time, ${ratio(wallMine, wallTheirs, 'wall').toFixed(2)}x by wall time`);

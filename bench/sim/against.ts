@@ -38,11 +38,13 @@ export interface RunSample {
   wall: number;
   cpu: number;
   rss: number;
+  maxRss: number;
 }
 
 /** One run in a fresh node process (dist/bench/sim/run-once.js) against the simulator at `simIndex`. */
-export function runOnce(runner: string, simIndex: string): RunSample {
-  const out = execFileSync(process.execPath, ['--no-node-snapshot', runner, simIndex], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+export function runOnce(runner: string, simIndex: string, scenario?: object): RunSample {
+  const args = ['--no-node-snapshot', runner, simIndex, ...(scenario ? [JSON.stringify(scenario)] : [])];
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const line = out.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as RunSample;
 }

@@ -3,7 +3,7 @@
  * argv[2] (a dist/src/sim/index.js of this tree or of an older one): prints
  * one JSON line with simulated seconds, events, wall and process CPU seconds,
  * and peak RSS. A fresh process per run keeps the two trees' JIT state and
- * heaps apart.
+ * heaps apart. argv[3], optional: the scenario as JSON (default: bench:sim's).
  */
 import { pathToFileURL } from 'node:url';
 
@@ -14,11 +14,12 @@ interface SimModule {
 
 const target = process.argv[2];
 if (!target) {
-  console.error('usage: run-once.js <path to dist/src/sim/index.js>');
+  console.error('usage: run-once.js <path to dist/src/sim/index.js> [scenario JSON]');
   process.exit(2);
 }
 const sim = (await import(pathToFileURL(target).href)) as SimModule;
-const scenario = sim.parseScenario({ workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 });
+const BENCH_SIM_SCENARIO = { workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 };
+const scenario = sim.parseScenario(process.argv[3] ? (JSON.parse(process.argv[3]) as Record<string, unknown>) : BENCH_SIM_SCENARIO);
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 const r = sim.runScenario(scenario);
@@ -32,5 +33,7 @@ console.log(
     wall,
     cpu: (cpu.user + cpu.system) / 1e6,
     rss: process.memoryUsage().rss,
+    // Peak, not current: the largest resident set the process reached (kilobytes on Linux).
+    maxRss: process.resourceUsage().maxRSS * 1024,
   }),
 );

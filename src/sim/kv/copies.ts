@@ -1,5 +1,6 @@
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { CopyIndex } from './copy-index.js';
+import type { HolderRows } from './holder-rows.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
 import { isBlockId } from './ids.js';
 
@@ -23,7 +24,10 @@ export class Copies {
    * head (copy + 1, 0 = none) sits in the block's COPY_LIST field: with more
    * nodes than mask bits, that list is how matching finds a block's nodes.
    */
-  constructor(private readonly lists: BlockTable | null = null) {}
+  constructor(
+    private readonly lists: BlockTable | null = null,
+    private readonly rows: HolderRows | null = null,
+  ) {}
 
   /** The copy of `block` on `node`, or -1. */
   find(block: number, node: number): number {
@@ -95,6 +99,9 @@ export class Copies {
     const prev = i32[(c << 4) + BLOCK_PREV]!;
     if (next >= 0) i32[(next << 4) + BLOCK_PREV] = prev;
     if (prev >= 0) i32[(prev << 4) + BLOCK_NEXT] = next;
-    else this.lists!.data[(block << 2) + COPY_LIST] = next + 1;
+    else {
+      this.lists!.data[(block << 2) + COPY_LIST] = next + 1;
+      if (next < 0) this.rows?.release(block);
+    }
   }
 }

@@ -8,6 +8,7 @@ import { badBlockId, isBlockId } from './ids.js';
 import { checkDirectory } from './invariants.js';
 import { matchPrefix } from './match.js';
 import { SparseMatcher } from './match-sparse.js';
+import { HolderRows } from './holder-rows.js';
 import { Tiers } from './tiers.js';
 import { MASK_NODES, MAX_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
 
@@ -75,10 +76,10 @@ export class KvDirectory {
     }
     this.nodeCount = nodeCount;
     this.eviction = eviction;
-    const masked = nodeCount <= MASK_NODES;
-    this.copies = new Copies(masked ? null : this.table);
-    this.sparse = masked ? null : new SparseMatcher(nodeCount);
-    this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table);
+    const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
+    this.copies = new Copies(rows ? this.table : null, rows);
+    this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
+    this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
   }
 
   /** Pure: what the prompt finds cached, per node and pooled. */

@@ -3,6 +3,7 @@ import { COPY_LIST, L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase, type CopyStore } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
+import type { HolderRows } from './holder-rows.js';
 import type { Tiers } from './tiers.js';
 
 /** The directory's internals, as the consistency check sees them. */
@@ -93,7 +94,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
   if (index.size !== slabs.size) return `copy index holds ${index.size} entries for ${slabs.size} slabs in use`;
   for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
 
-  if (!tiers.masked) return checkCopyLists(table, store, live);
+  if (!tiers.masked) return checkCopyLists(table, store, live) ?? checkRows(table, store, tiers.rows!);
   for (let b = 0; b < table.size; b++) {
     const m = masks.get(b) ?? [0, 0];
     if (table.data[(b << 2) + L1_MASK] !== m[0] || table.data[(b << 2) + L2_MASK] !== m[1]) return `block ${b}: residency masks wrong`;
@@ -115,4 +116,22 @@ function checkCopyLists(table: BlockTable, store: CopyStore, live: number): stri
     }
   }
   return listed === live ? null : `copy lists hold ${listed} copies, ${live} are live`;
+}
+
+/** Blocks with a row of node bits: the bits are exactly their resident copies' nodes, per tier. */
+function checkRows(table: BlockTable, store: CopyStore, rows: HolderRows): string | null {
+  const i32 = store.i32;
+  let withRow = 0;
+  for (let b = 0; b < table.size; b++) {
+    const row = rows.rowOf(b);
+    if (row < 0) continue;
+    withRow++;
+    const want = new Int32Array(rows.words * 2);
+    for (let c = table.data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
+      const node = i32[(c << 4) + NODE]!;
+      for (let t = 0; t < 2; t++) if (i32[slotBase(c * 2 + t) + QUEUE] !== -1) want[t * rows.words + (node >>> 5)]! |= 1 << (node & 31);
+    }
+    for (let w = 0; w < want.length; w++) if (rows.bits[row + w] !== want[w]) return `block ${b}: node bit row wrong at word ${w}`;
+  }
+  return withRow === rows.liveRows ? null : `${rows.liveRows} rows in use, ${withRow} blocks have one`;
 }

@@ -1,30 +1,38 @@
 import type { GrowableBitmap } from './bitmap.js';
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { BLOCK_NEXT, NODE, NOT_RESIDENT, type CopyStore } from './copy-store.js';
+import type { HolderRows } from './holder-rows.js';
+import { NodeSet } from './node-set.js';
 import type { PrefixMatch } from './types.js';
+
+/** A block listed on more nodes than this gets a row of node bits (holder-rows.ts). */
+const ROW_AT = 64;
 
 /**
  * Prefix matching past 31 nodes, where residency has no per-block mask: the
- * same walk as matchPrefix (match.ts), but each block's nodes come from its
- * list of copies. The nodes whose L1 (or L1-or-L2) prefix is unbroken are
- * kept in lists; at each block they are checked against the block's copies,
- * so a block costs its copies plus the unbroken nodes, not the node count.
- * Once no node is unbroken and the pooled prefix has ended, only `ideal` is
- * left, which needs the produced bitmap alone.
+ * same walk as matchPrefix (match.ts), over the nodes whose L1 (`gpu`) and
+ * L1-or-L2 (`local`) prefix is still unbroken. Each block's nodes come from
+ * its row of node bits if it has one (blocks on many nodes), else from its
+ * copy list (a few nodes). The unbroken sets (node-set.ts) are bit rows
+ * while large, lists once small, so a block costs a word per 32 nodes or
+ * its few copies, never a step per node. Once no node is unbroken and the
+ * pooled prefix has ended, only `ideal` is left: the produced bitmap alone.
  */
 export class SparseMatcher {
-  /** Per node: the block tick at which it was last seen holding the block in L1 / in L1 or L2. */
-  private readonly seenGpu: Int32Array;
-  private readonly seenLocal: Int32Array;
-  private tick = 0;
-  private aliveGpu: Int32Array;
-  private aliveLocal: Int32Array;
+  private readonly gpuSet: NodeSet;
+  private readonly localSet: NodeSet;
+  /** Scratch per block: its nodes with a resident L1 copy, and with L1 or L2. */
+  private readonly holdGpu: Int32Array;
+  private readonly holdLocal: Int32Array;
 
-  constructor(readonly nodeCount: number) {
-    this.seenGpu = new Int32Array(nodeCount);
-    this.seenLocal = new Int32Array(nodeCount);
-    this.aliveGpu = new Int32Array(nodeCount);
-    this.aliveLocal = new Int32Array(nodeCount);
+  constructor(
+    readonly nodeCount: number,
+    private readonly rows: HolderRows,
+  ) {
+    this.gpuSet = new NodeSet(nodeCount);
+    this.localSet = new NodeSet(nodeCount);
+    this.holdGpu = new Int32Array(ROW_AT + 1);
+    this.holdLocal = new Int32Array(ROW_AT + 1);
   }
 
   match(table: BlockTable, store: CopyStore, produced: GrowableBitmap, blocks: readonly number[]): PrefixMatch {
@@ -32,43 +40,61 @@ export class SparseMatcher {
     const gpu = new Int32Array(nodeCount);
     const local = new Int32Array(nodeCount);
     const sources = new Int32Array(blocks.length);
-    const data = table.data;
+    const { gpuSet, localSet, holdGpu, holdLocal, rows } = this;
+    const W = rows.words;
     const size = table.size;
-    const i32 = store.i32;
-    const { seenGpu, seenLocal, aliveGpu, aliveLocal } = this;
-    let nGpu = 0;
-    let nLocal = 0;
     let pool = -1;
     const n = blocks.length;
     let i = 0;
     for (; i < n; i++) {
       const b = blocks[i]!;
       if (b >>> 0 >= size || !produced.has(b)) break;
-      if (i > 0 && nGpu === 0 && nLocal === 0 && pool >= 0) continue;
-      if (this.tick === 0x7fffffff) this.resetTicks();
-      const t = ++this.tick;
+      if (i > 0 && gpuSet.count === 0 && localSet.count === 0 && pool >= 0) continue;
+      let row = rows.rowOf(b);
+      let nGpu = 0;
+      let nLocal = 0;
       let minL1 = nodeCount;
       let minL2 = nodeCount;
-      for (let c = data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
-        const o = c << 4;
-        const node = i32[o + NODE]!;
-        // Slot QUEUE fields (int32 offsets 4 and 8): -1 is not resident.
-        const r1 = i32[o + 4] !== NOT_RESIDENT;
-        const r2 = i32[o + 8] !== NOT_RESIDENT;
-        if (r1) {
-          if (i === 0) aliveGpu[nGpu++] = node;
-          seenGpu[node] = t;
-          if (node < minL1) minL1 = node;
+      if (row < 0) {
+        const i32 = store.i32;
+        for (let c = table.data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
+          const o = c << 4;
+          const node = i32[o + NODE]!;
+          // Slot QUEUE fields (int32 offsets 4 and 8): -1 is not resident.
+          const r1 = i32[o + 4] !== NOT_RESIDENT;
+          const r2 = i32[o + 8] !== NOT_RESIDENT;
+          if (!r1 && !r2) continue;
+          if (nLocal === ROW_AT) {
+            row = this.buildRow(b, table, store);
+            break;
+          }
+          if (r1) {
+            holdGpu[nGpu++] = node;
+            if (node < minL1) minL1 = node;
+          }
+          holdLocal[nLocal++] = node;
+          if (r2 && node < minL2) minL2 = node;
         }
-        if (r1 || r2) {
-          if (i === 0) aliveLocal[nLocal++] = node;
-          seenLocal[node] = t;
-        }
-        if (r2 && node < minL2) minL2 = node;
       }
-      if (i > 0) {
-        nGpu = keepSeen(aliveGpu, nGpu, seenGpu, t, gpu, i);
-        nLocal = keepSeen(aliveLocal, nLocal, seenLocal, t, local, i);
+      const bits = rows.bits;
+      if (row >= 0) {
+        if (i === 0) {
+          gpuSet.startFromRow(bits, row, W, false);
+          localSet.startFromRow(bits, row, W, true);
+        } else {
+          gpuSet.intersectRow(bits, row, W, false, gpu, i);
+          localSet.intersectRow(bits, row, W, true, local, i);
+        }
+        if (pool < 0) {
+          minL2 = firstBit(bits, row + W, W, nodeCount);
+          if (minL2 === nodeCount) minL1 = firstBit(bits, row, W, nodeCount);
+        }
+      } else if (i === 0) {
+        gpuSet.startFromList(holdGpu, nGpu);
+        localSet.startFromList(holdLocal, nLocal);
+      } else {
+        gpuSet.intersectList(holdGpu, nGpu, gpu, i);
+        localSet.intersectList(holdLocal, nLocal, local, i);
       }
       if (pool < 0) {
         const from = minL2 < nodeCount ? minL2 : minL1;
@@ -76,26 +102,31 @@ export class SparseMatcher {
         else sources[i] = from;
       }
     }
-    for (let k = 0; k < nGpu; k++) gpu[aliveGpu[k]!] = i;
-    for (let k = 0; k < nLocal; k++) local[aliveLocal[k]!] = i;
+    gpuSet.finish(gpu, i);
+    localSet.finish(local, i);
     if (pool < 0) pool = i;
     return { gpu, local, pool, poolSource: sources.slice(0, pool), ideal: i };
   }
 
-  private resetTicks(): void {
-    this.seenGpu.fill(0);
-    this.seenLocal.fill(0);
-    this.tick = 0;
+  /** Give the block a row, filled from its copy list; the tiers keep it current from now on. */
+  private buildRow(b: number, table: BlockTable, store: CopyStore): number {
+    const row = this.rows.create(b);
+    const i32 = store.i32;
+    for (let c = table.data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
+      const o = c << 4;
+      const node = i32[o + NODE]!;
+      if (i32[o + 4] !== NOT_RESIDENT) this.rows.set(b, node, 0, true);
+      if (i32[o + 8] !== NOT_RESIDENT) this.rows.set(b, node, 1, true);
+    }
+    return row;
   }
 }
 
-/** Keep the alive nodes seen at tick t; the others' prefix ends at position i. Returns the new count. */
-function keepSeen(alive: Int32Array, n: number, seen: Int32Array, t: number, out: Int32Array, i: number): number {
-  let kept = 0;
-  for (let k = 0; k < n; k++) {
-    const node = alive[k]!;
-    if (seen[node] === t) alive[kept++] = node;
-    else out[node] = i;
+/** Lowest set bit's node in the W words at `from`, or `none`. */
+function firstBit(bits: Int32Array, from: number, W: number, none: number): number {
+  for (let w = 0; w < W; w++) {
+    const x = bits[from + w]!;
+    if (x !== 0) return (w << 5) + 31 - Math.clz32(x & -x);
   }
-  return kept;
+  return none;
 }

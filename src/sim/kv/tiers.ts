@@ -2,6 +2,7 @@ import { SimulationInvariantError } from '../../common/errors.js';
 import { L1_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
 import { BLOCK, COUNT, DETACHED, NODE, NOT_RESIDENT, PREV, QUEUE, RUN, slotBase } from './copy-store.js';
+import type { HolderRows } from './holder-rows.js';
 import { RunQueues } from './run-queues.js';
 import { MASK_NODES } from './types.js';
 
@@ -38,6 +39,8 @@ export class Tiers {
     readonly refcountOrder: boolean,
     private readonly copies: Copies,
     private readonly table: BlockTable,
+    /** Without masks: the node bits of blocks on many nodes. */
+    readonly rows: HolderRows | null = null,
   ) {
     this.capacity = new Int32Array(nodeCount * 2);
     for (let n = 0; n < nodeCount; n++) {
@@ -104,6 +107,7 @@ export class Tiers {
     const used = ++this.used[nt]!;
     // The tier's mask is at L1_MASK + t.
     if (this.masked) this.table.data[(i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
+    else this.rows!.set(i32[((x >> 1) << 4) + BLOCK]!, node, t, true);
     if (used > this.capacity[nt]!) {
       const victim = this.victim(nt);
       if (victim === x) {
@@ -225,6 +229,7 @@ export class Tiers {
     this.used[node * 2 + t]!--;
     const c = x >> 1;
     if (this.masked) this.table.data[(i32[(c << 4) + BLOCK]! << 2) + L1_MASK + t] &= ~(1 << node);
+    else this.rows!.set(i32[(c << 4) + BLOCK]!, node, t, false);
     if (free && i32[slotBase(x ^ 1) + QUEUE] === NOT_RESIDENT && i32[(c << 4) + COUNT] === 0) this.copies.free(c);
   }
 

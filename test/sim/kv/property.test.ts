@@ -20,6 +20,10 @@ interface Setup {
    * copies on several nodes.
    */
   nodes?: [number, number];
+  /** Chance that an operation picks any node rather than one of the first five. */
+  spread?: number;
+  /** Half the new branches start with one shared system prompt, so its blocks end up on many nodes. */
+  hot?: boolean;
 }
 
 const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
@@ -50,19 +54,21 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
   let nextBranch = 0;
   const contexts = new Map<number, number[]>();
   const fresh = (k: number): number[] => Array.from({ length: k }, () => nextBlock++);
+  const system = setup.hot ? fresh(4) : [];
   let now = 0;
 
   for (let step = 0; step < steps; step++) {
     now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
     const branches = [...contexts.keys()];
     const op = rng.next();
-    const node = nodes === busy || rng.chance(0.8) ? rng.int(0, busy - 1) : rng.int(0, nodes - 1);
+    const node = nodes === busy || !rng.chance(setup.spread ?? 0.2) ? rng.int(0, busy - 1) : rng.int(0, nodes - 1);
     let branch: number;
     let ctx: number[];
     if (branches.length === 0 || op < 0.15) {
       // New branch: fresh context (sub-agent) or fork of an existing one.
       branch = nextBranch++;
       ctx = branches.length > 0 && rng.chance(0.5) ? [...contexts.get(rng.pick(branches))!, ...fresh(rng.int(0, 2))] : fresh(rng.int(1, Math.max(6, maxContext >> 2)));
+      if (setup.hot && rng.chance(0.5)) ctx = [...system, ...ctx];
       contexts.set(branch, ctx);
     } else {
       branch = rng.pick(branches);
@@ -131,6 +137,11 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     }
     expect(diffs, `seed ${seed} step ${step}`).toEqual([]);
   }
+  if (setup.hot) {
+    // The point of the hot setup: blocks on more than 64 nodes get node-bit rows (holder-rows.ts).
+    const rows = (kv as unknown as { tiers: { rows: { liveRows: number } | null } }).tiers.rows;
+    expect(rows && rows.liveRows, `seed ${seed}: no block reached a node-bit row`).toBeGreaterThan(0);
+  }
   const s = kv.stats();
   expect({
     l1Evictions: s.l1Evictions,
@@ -162,6 +173,11 @@ describe('randomized against a naive reference model', () => {
     it(`${eviction}: also past 31 nodes (copy lists instead of residency masks)`, () => {
       for (let seed = 300; seed <= 308; seed++) run(seed, eviction, { ...SMALL, nodes: [32, 70] });
       run(309, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, nodes: [40, 40] });
+    });
+    it(`${eviction}: also with a prefix on more than 64 nodes (node-bit rows, large and small unbroken sets)`, () => {
+      for (let seed = 400; seed <= 401; seed++) {
+        run(seed, eviction, { steps: 2000, sameTime: 0.3, maxL1: 60, maxL2: 200, maxContext: 60, compareEvery: 50, checkEvery: 100, nodes: [90, 140], spread: 0.9, hot: true });
+      }
     });
   }
 });

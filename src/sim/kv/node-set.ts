@@ -1,0 +1,127 @@
+/** Below this many members, a set is a list; above it, a row of node bits. */
+const LIST_AT = 64;
+
+/**
+ * The nodes whose prefix is still unbroken during a sparse match
+ * (match-sparse.ts), shrinking block by block. Large sets are rows of bits,
+ * intersected a word (32 nodes) at a time; small ones are lists, filtered a
+ * member at a time. Nodes that leave get their prefix length written to
+ * `out`: the position of the block they lack.
+ */
+export class NodeSet {
+  count = 0;
+  private isMask = false;
+  private readonly mask: Int32Array;
+  private readonly list: Int32Array;
+  /** Tick per node, marking one block's holders for list intersections. */
+  private readonly seen: Int32Array;
+  private tick = 0;
+
+  constructor(nodeCount: number) {
+    this.mask = new Int32Array((nodeCount + 31) >>> 5);
+    this.list = new Int32Array(nodeCount);
+    this.seen = new Int32Array(nodeCount);
+  }
+
+  /** The set becomes the block's holders in its row: L1 bits, or (`local`) L1 or L2. */
+  startFromRow(bits: Int32Array, row: number, W: number, local: boolean): void {
+    let count = 0;
+    for (let w = 0; w < W; w++) {
+      const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
+      this.mask[w] = h;
+      count += popcount(h);
+    }
+    this.count = count;
+    this.isMask = true;
+    if (count <= LIST_AT) this.toList();
+  }
+
+  startFromList(nodes: Int32Array, n: number): void {
+    this.list.set(nodes.subarray(0, n));
+    this.count = n;
+    this.isMask = false;
+  }
+
+  /** Keep the members holding the block (its row); the others' prefix ends at i. */
+  intersectRow(bits: Int32Array, row: number, W: number, local: boolean, out: Int32Array, i: number): void {
+    if (this.count === 0) return;
+    if (!this.isMask) {
+      const list = this.list;
+      let kept = 0;
+      for (let k = 0; k < this.count; k++) {
+        const node = list[k]!;
+        const w = node >>> 5;
+        const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
+        if ((h & (1 << (node & 31))) !== 0) list[kept++] = node;
+        else out[node] = i;
+      }
+      this.count = kept;
+      return;
+    }
+    const mask = this.mask;
+    for (let w = 0; w < W; w++) {
+      const m = mask[w]!;
+      if (m === 0) continue;
+      const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
+      let dropped = m & ~h;
+      if (dropped === 0) continue;
+      mask[w] = m & h;
+      this.count -= popcount(dropped);
+      while (dropped !== 0) {
+        const bit = dropped & -dropped;
+        out[(w << 5) + 31 - Math.clz32(bit)] = i;
+        dropped ^= bit;
+      }
+    }
+    if (this.count <= LIST_AT) this.toList();
+  }
+
+  /** Keep the members among the block's holders `nodes[0..n)`; the others' prefix ends at i. */
+  intersectList(nodes: Int32Array, n: number, out: Int32Array, i: number): void {
+    if (this.count === 0) return;
+    if (this.tick === 0x7fffffff) {
+      this.seen.fill(0);
+      this.tick = 0;
+    }
+    const t = ++this.tick;
+    const seen = this.seen;
+    for (let k = 0; k < n; k++) seen[nodes[k]!] = t;
+    if (this.isMask) this.toList();
+    const list = this.list;
+    let kept = 0;
+    for (let k = 0; k < this.count; k++) {
+      const node = list[k]!;
+      if (seen[node] === t) list[kept++] = node;
+      else out[node] = i;
+    }
+    this.count = kept;
+  }
+
+  /** The members left: their prefix runs to i. */
+  finish(out: Int32Array, i: number): void {
+    if (this.isMask) this.toList();
+    for (let k = 0; k < this.count; k++) out[this.list[k]!] = i;
+    this.count = 0;
+  }
+
+  private toList(): void {
+    const mask = this.mask;
+    let n = 0;
+    for (let w = 0; w < mask.length; w++) {
+      let m = mask[w]!;
+      while (m !== 0) {
+        const bit = m & -m;
+        this.list[n++] = (w << 5) + 31 - Math.clz32(bit);
+        m ^= bit;
+      }
+    }
+    this.isMask = false;
+  }
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
