@@ -15,12 +15,19 @@ function costlyPolicy(cpuSeconds: number, fns: { should: (ctx: PolicyCtx) => boo
   };
 }
 
-function given(opts: { requests: ScriptedRequest[]; roles: Role[]; policy?: PolicyHook; membership?: { node: number; at: number; event: 'down' | 'up' }[]; horizon?: number }) {
+function given(opts: {
+  requests: ScriptedRequest[];
+  roles: Role[];
+  policy?: PolicyHook;
+  membership?: { node: number; at: number; event: 'down' | 'up' }[];
+  horizon?: number;
+  mechanics?: Partial<Mechanics>;
+}) {
   const source = scriptedSource(opts.requests);
   const sim = new Simulator({
     hardware: opts.roles.map(() => fakeHardware()),
     roles: opts.roles,
-    mechanics: evolving,
+    mechanics: { ...evolving, ...opts.mechanics },
     source,
     seed: 1,
     warmupSeconds: 0,
@@ -80,6 +87,61 @@ describe('a prefill node that fails', () => {
     // Prefill again at 15 s (0.01 + 4000 * 1e-4 = 0.41 s), then 9 decode iterations of 0.02 s.
     expect(source.completed.get(0)!).toBeCloseTo(15 + 0.41 + 9 * 0.02, 6);
     expect(result.metrics.requestsInFlight).toBe(0);
+  });
+});
+
+describe('a prefill node that restarts', () => {
+  it('takes the KV of its requests waiting for a decode node with it: they prefill again', () => {
+    // restart mechanics, 700 s per restart. Node 2 (decode) fails at 0.5 s: node 0
+    // is flipped to decode and restarts until 700.5 s. The request prefills on
+    // node 1 and waits for a decode node. At 5 s a plan sends node 1 to decode
+    // and node 0 back to prefill: node 1 restarts (its KV is cleared), so the
+    // request must prefill again, on node 0 once it is back as a prefill node
+    // (restarting again from 700.5 s to 1400.5 s), then decode on node 1.
+    const requests: ScriptedRequest[] = [{ at: 1, input: 4000, output: 10, blocks: range(0, 7) }];
+    let decided = false;
+    const policy = costlyPolicy(0, {
+      should: (ctx) => ctx.now >= 2 && !decided,
+      plan: () => {
+        decided = true;
+        return ['P', 'D', 'D'];
+      },
+    });
+    const { result, source } = given({
+      requests,
+      roles: ['P', 'P', 'D'],
+      policy,
+      membership: [{ node: 2, at: 0.5, event: 'down' }],
+      mechanics: { transition: 'restart' },
+      horizon: 3000,
+    });
+    expect(result.policy.plansApplied).toBe(1);
+    expect(source.completions).toEqual([0]);
+    expect(source.completed.get(0)!).toBeCloseTo(1400.5 + 0.41 + 9 * 0.02, 6);
+  });
+});
+
+describe('plan validation', () => {
+  it('a plan that takes effect is checked by validatePlan, the rules the sandbox applies', () => {
+    const requests: ScriptedRequest[] = range(0, 5).map((i) => ({ at: i, input: 2000, output: 5, blocks: range(i * 10, 3) }));
+    const once = (roles: Role[]) => {
+      let decided = false;
+      return costlyPolicy(0, {
+        should: (ctx) => ctx.now >= 1 && !decided,
+        plan: () => {
+          decided = true;
+          return roles;
+        },
+      });
+    };
+    const short = given({ requests, roles: ['P', 'D', 'D'], policy: once(['P', 'D']) }).result.policy;
+    expect(short.failures).toEqual([{ kind: 'invalid-plan', count: 1, firstMessage: 'plan.roles has 2 entries but ctx.nodes has 3; give one role per node, by position' }]);
+    const noPrefill = given({ requests, roles: ['P', 'D', 'D'], policy: once(['D', 'D', 'D']) }).result.policy;
+    expect(noPrefill.failures[0]!.firstMessage).toBe('plan leaves 0 prefill node(s) among the 3 up nodes; at least 1 needed');
+    // With one node up no split has both phases: only the shape is checked, and the plan applies.
+    const lonely = given({ requests, roles: ['P', 'D'], policy: once(['D', 'P']), membership: [{ node: 1, at: 0.5, event: 'down' }] }).result;
+    expect(lonely.policy.plansApplied).toBe(1);
+    expect(lonely.transitions.map((t) => [t.node, t.from, t.to])).toEqual([[0, 'P', 'D']]);
   });
 });
 

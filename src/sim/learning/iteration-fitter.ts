@@ -1,5 +1,5 @@
 import type { DecodeCoefficients, PrefillCoefficients } from '../perf/coefficients.js';
-import { attentionPairs, type PrefillWork } from '../perf/formulas.js';
+import { attentionPairs, prefillTimeOfSums, type PrefillWork } from '../perf/formulas.js';
 import { nnls } from './nnls.js';
 import { coefficientCovariance } from './precision.js';
 
@@ -383,7 +383,7 @@ export function sampleCoverage(s: Pick<DecodeSample, 'batchSize' | 'tokensFed' |
 }
 
 export function predictPrefill(c: PrefillCoefficients, s: Omit<PrefillSample, 'seconds' | 'at' | 'requests'>): number {
-  return c.c0 + c.c1 * s.uncachedTokens + c.c2 * s.attentionPairs + c.c3 * s.restoredTokens;
+  return prefillTimeOfSums(c, s.uncachedTokens, s.attentionPairs, s.restoredTokens);
 }
 
 export function predictDecode(d: DecodeCoefficients, s: Pick<DecodeSample, 'batchSize' | 'tokensFed' | 'expertRatio'>): number {

@@ -32,7 +32,19 @@ export function prefillIterationTime(c: PrefillCoefficients, batch: readonly Pre
     pairs += attentionPairs(w.uncachedTokens, w.cachedTokens);
     restored += w.restoredTokens;
   }
-  return c.c0 + c.c1 * uncached + c.c2 * pairs + c.c3 * restored;
+  return prefillTimeOfSums(c, uncached, pairs, restored);
+}
+
+/**
+ * T_P = c0 + c1*sum(t_uc) + c2*sum(A) + c3*sum(t_rst), from the batch's sums:
+ * the one definition of the prefill formula on the host (the truth, the
+ * engine's models and the fitter's predictions all call it). The policy
+ * stdlib's prefillRate (JS source evaluated in the sandbox) codes the same
+ * expression for one mean request; test/sim/perf/formulas.test.ts pins the
+ * two equal.
+ */
+export function prefillTimeOfSums(c: PrefillCoefficients, uncachedTokens: number, attentionPairs: number, restoredTokens: number): number {
+  return c.c0 + c.c1 * uncachedTokens + c.c2 * attentionPairs + c.c3 * restoredTokens;
 }
 
 /**

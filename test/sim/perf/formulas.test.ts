@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../src/common/rng.js';
+import { sampleCtx, stdlib } from '../../../src/policy/index.js';
+import { predictPrefill, prefillSampleOf } from '../../../src/sim/learning/index.js';
 import {
   attentionPairs,
   CoefficientModel,
@@ -34,6 +36,23 @@ describe('prefill formula', () => {
     // 0.01 + 1e-3*5 + 1e-6*(36+3) + 1e-4*5
     expect(prefillIterationTime(prefill, batch)).toBeCloseTo(0.015539, 12);
     expect(prefillIterationTime(prefill, [])).toBe(0);
+  });
+
+  it('is one formula: the fitter predicts with it, and the policy stdlib (sandbox source text) computes exactly the same time', () => {
+    // The stdlib's prefillRate is evaluated from JS source in the sandbox and
+    // cannot import this module: this pins it to prefillIterationTime, bit for bit.
+    const rng = new Rng(13);
+    const ctx = sampleCtx({ nodes: 2, prefillNodes: 1 });
+    for (let i = 0; i < 200; i++) {
+      const c = { c0: rng.uniform(0, 0.05), c1: rng.uniform(0, 1e-4), c2: rng.uniform(0, 1e-8), c3: rng.uniform(0, 1e-5) };
+      const work = { uncachedTokens: rng.uniform(1, 40_000), cachedTokens: rng.uniform(0, 200_000), restoredTokens: rng.uniform(0, 50_000) };
+      const host = prefillIterationTime(c, [work]);
+      const m = ctx.model.byKind.gb300!;
+      const withC = { ...ctx, model: { byKind: { gb300: { ...m, prefill: c } } } };
+      const w = { uncached: work.uncachedTokens, cached: work.cachedTokens, output: 100, accepted: null, restored: work.restoredTokens, decodeQueue: 10 };
+      expect(stdlib.phaseCapacity(withC, ['P', 'D'], w).prefill).toBe(1 / host);
+      expect(predictPrefill(c, prefillSampleOf(0, [work], host))).toBe(host);
+    }
   });
 
   it('prefills a long prompt alone in chunks that cost only extra c0', () => {
