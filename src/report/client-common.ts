@@ -44,6 +44,8 @@ function chart(parent, name, title, option, size) {
   const c = echarts.init(div, null, { renderer: 'svg' });
   c.setOption(Object.assign({ animation: false, color: PALETTE, tooltip: { trigger: 'axis' }, grid: { left: 56, right: 24, top: 36, bottom: 40 } }, option));
   CHARTS[name] = c;
+  // A chart is sized when it is created; later charts of the same grid row change its width.
+  new ResizeObserver(() => c.resize()).observe(div);
   return c;
 }
 
@@ -71,6 +73,8 @@ function main() {
   if (DATA.evolve) drawEvolve(DATA.evolve);
   if (DATA.serve) drawServe(DATA.serve);
   if (DATA.suite) drawSuite(DATA.suite);
+  // Now that every container has its final size, draw each chart at it (the observers would, a frame later).
+  for (const c of Object.values(CHARTS)) c.resize();
   window.__report = { charts: CHARTS, ready: true };
 }
 `;

@@ -55,8 +55,21 @@ export async function openReport(context: BrowserContext, file: string): Promise
   return { page, errors, requests };
 }
 
-/** Each chart container's name and how many SVG elements were drawn in it. */
-export async function drawnCharts(page: Page): Promise<Record<string, number>> {
-  const list = await page.$$eval('.chart', (els) => els.map((e) => [e.getAttribute('data-chart') ?? '?', e.querySelectorAll('svg path, svg text, svg rect').length] as const));
+export interface DrawnChart {
+  /** SVG elements drawn in the chart's container. */
+  drawn: number;
+  /** The SVG's width over its container's (1: drawn at the container's size). */
+  widthRatio: number;
+}
+
+/** Each chart container by name: how much was drawn in it, and at what size. */
+export async function drawnCharts(page: Page): Promise<Record<string, DrawnChart>> {
+  const list = await page.$$eval('.chart', (els) =>
+    els.map((e) => {
+      const svg = e.querySelector('svg');
+      const ratio = svg ? svg.getBoundingClientRect().width / e.getBoundingClientRect().width : 0;
+      return [e.getAttribute('data-chart') ?? '?', { drawn: e.querySelectorAll('svg path, svg text, svg rect').length, widthRatio: ratio }] as const;
+    }),
+  );
   return Object.fromEntries(list);
 }

@@ -28,7 +28,10 @@ async function checkDrawn(file: string, expected: string[]) {
   const opened = await openReport(await browser(), file);
   const charts = await drawnCharts(opened.page);
   expect(Object.keys(charts).sort()).toEqual([...expected].sort());
-  for (const [name, drawn] of Object.entries(charts)) expect(drawn, `chart ${name} drew nothing`).toBeGreaterThanOrEqual(5);
+  for (const [name, c] of Object.entries(charts)) {
+    expect(c.drawn, `chart ${name} drew nothing`).toBeGreaterThanOrEqual(5);
+    expect(c.widthRatio, `chart ${name} is not drawn at its container's width`).toBeCloseTo(1, 2);
+  }
   expect(opened.errors).toEqual([]);
   expect(opened.requests).toEqual([]);
   return opened;
