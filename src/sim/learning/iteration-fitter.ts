@@ -1,7 +1,11 @@
 import type { DecodeCoefficients, PrefillCoefficients } from '../perf/coefficients.js';
-import { attentionPairs, prefillTimeOfSums, type PrefillWork } from '../perf/formulas.js';
+import { reciprocalCondition } from './conditioning.js';
 import { nnls } from './nnls.js';
 import { coefficientCovariance } from './precision.js';
+import { decodeFeatures, predictDecode, predictPrefill, prefillFeatures, type DecodeSample, type PrefillSample } from './samples.js';
+
+export * from './samples.js';
+export { reciprocalCondition } from './conditioning.js';
 
 /**
  * Online learning of the iteration-time model (ARCHITECTURE.md section 3):
@@ -18,40 +22,6 @@ import { coefficientCovariance } from './precision.js';
  * short ones. The engine's decode model has no context term; the fit absorbs
  * that effect (a few percent) as error.
  */
-
-/** One measured prefill iteration, as sums over the requests of its batch. */
-export interface PrefillSample {
-  /** Simulation time of the iteration (seconds); selects its window. */
-  at: number;
-  /** Requests in the batch (1 = single-request prefill). */
-  requests: number;
-  /** sum t_uc. */
-  uncachedTokens: number;
-  /** sum A, A = t_uc*t_c + t_uc*(t_uc+1)/2. */
-  attentionPairs: number;
-  /** sum t_rst. */
-  restoredTokens: number;
-  /** sum t_c; not used by the fit (the attention pairs carry it). */
-  cachedTokens?: number;
-  /** Measured duration (seconds). */
-  seconds: number;
-}
-
-/** One measured decode iteration. */
-export interface DecodeSample {
-  /** Simulation time of the iteration (seconds); selects its window. */
-  at: number;
-  /** B: running requests. */
-  batchSize: number;
-  /** t_fwd: tokens fed per request per iteration. */
-  tokensFed: number;
-  /** k/E: share of routed experts each token activates. */
-  expertRatio: number;
-  /** Measured duration (seconds). */
-  seconds: number;
-  /** Mean context of the batch; not used by the fit (for evaluating against the truth). */
-  meanContextTokens?: number;
-}
 
 /** One phase's fit: its coefficients, the samples it used, whether NNLS met its optimality conditions. */
 export interface PhaseFit<C> {
@@ -358,102 +328,8 @@ interface SolveResult {
   covariance: number[][] | null;
 }
 
-/** A prefill sample from the batch an iteration ran. */
-export function prefillSampleOf(at: number, batch: readonly PrefillWork[], seconds: number): PrefillSample {
-  let uncachedTokens = 0;
-  let pairs = 0;
-  let restoredTokens = 0;
-  let cachedTokens = 0;
-  for (const w of batch) {
-    uncachedTokens += w.uncachedTokens;
-    pairs += attentionPairs(w.uncachedTokens, w.cachedTokens);
-    restoredTokens += w.restoredTokens;
-    cachedTokens += w.cachedTokens;
-  }
-  return { at, requests: batch.length, uncachedTokens, attentionPairs: pairs, restoredTokens, cachedTokens, seconds };
-}
-
-export function isDecodeSample(sample: PrefillSample | DecodeSample): sample is DecodeSample {
-  return 'batchSize' in sample;
-}
-
-/** phi(B) of a decode sample. */
-export function sampleCoverage(s: Pick<DecodeSample, 'batchSize' | 'tokensFed' | 'expertRatio'>): number {
-  return 1 - Math.pow(1 - s.expertRatio, s.tokensFed * s.batchSize);
-}
-
-export function predictPrefill(c: PrefillCoefficients, s: Omit<PrefillSample, 'seconds' | 'at' | 'requests'>): number {
-  return prefillTimeOfSums(c, s.uncachedTokens, s.attentionPairs, s.restoredTokens);
-}
-
-export function predictDecode(d: DecodeCoefficients, s: Pick<DecodeSample, 'batchSize' | 'tokensFed' | 'expertRatio'>): number {
-  return d.d0 + d.d1 * sampleCoverage(s) + d.d2 * s.batchSize;
-}
-
-/** The prefill features of a sample in coefficient order: 1, sum t_uc, sum A, sum t_rst. */
-export function prefillFeatures(s: Pick<PrefillSample, 'uncachedTokens' | 'attentionPairs' | 'restoredTokens'>): number[] {
-  return [1, s.uncachedTokens, s.attentionPairs, s.restoredTokens];
-}
-
-/** The decode features in coefficient order: 1, phi(B), B. */
-export function decodeFeatures(s: Pick<DecodeSample, 'batchSize' | 'tokensFed' | 'expertRatio'>): number[] {
-  return [1, sampleCoverage(s), s.batchSize];
-}
-
 function distinct(values: readonly number[]): number {
   return new Set(values).size;
-}
-
-/**
- * sigma_min / sigma_max of the listed columns of `rows` after normalising
- * each column to unit length, from the eigenvalues of their Gram matrix.
- */
-export function reciprocalCondition(rows: readonly (readonly number[])[], cols: readonly number[]): number {
-  const k = cols.length;
-  const G: number[][] = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-  for (const r of rows) {
-    for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) G[a][b] += r[cols[a]] * r[cols[b]];
-  }
-  const d = G.map((row, a) => Math.sqrt(row[a]));
-  if (d.some((v) => v === 0)) return 0;
-  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) G[a][b] /= d[a] * d[b];
-  const eig = symmetricEigenvalues(G);
-  const max = Math.max(...eig);
-  const min = Math.max(0, Math.min(...eig));
-  return max > 0 ? Math.sqrt(min / max) : 0;
-}
-
-/** Cyclic Jacobi rotations; fine for the 3x3 and 4x4 Gram matrices here. */
-function symmetricEigenvalues(input: readonly (readonly number[])[]): number[] {
-  const n = input.length;
-  const M = input.map((r) => r.slice());
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += M[p][q] * M[p][q];
-    if (off < 1e-30) break;
-    for (let p = 0; p < n; p++) {
-      for (let q = p + 1; q < n; q++) {
-        if (M[p][q] === 0) continue;
-        const theta = (M[q][q] - M[p][p]) / (2 * M[p][q]);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const mkp = M[k][p];
-          const mkq = M[k][q];
-          M[k][p] = c * mkp - s * mkq;
-          M[k][q] = s * mkp + c * mkq;
-        }
-        for (let k = 0; k < n; k++) {
-          const mpk = M[p][k];
-          const mqk = M[q][k];
-          M[p][k] = c * mpk - s * mqk;
-          M[q][k] = s * mpk + c * mqk;
-        }
-      }
-    }
-  }
-  return M.map((r, i) => r[i]);
 }
 
 function checkFinite(v: number, name: string): void {
