@@ -34,9 +34,9 @@ export type SimEventType = SimEvent['type'];
 export const EVENT_RANK: Readonly<Record<SimEventType, number>> = {
   // A node that fails or returns does so before anything else happens at that instant: no work lands on a dead node.
   membership: 0,
-  // Decode steps first: completions free batch slots and KV before new work arrives.
+  // Decode steps first: requests finishing now complete, freeing batch slots, before prefills, transfers and arrivals of the instant add work.
   decode: 1,
-  // Then prefills that end: their requests join decode batches at the next step, never the step that ends now.
+  // Then prefill batches that end: the node is free and its prompts' KV admitted before fetches, arrivals and plans of the instant look at it.
   'prefill-done': 2,
   // Fetches that end: the node may start a batch with them, after a finishing batch freed it.
   'fetch-done': 3,
