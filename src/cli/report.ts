@@ -12,6 +12,7 @@ import { scenarioRunPlan } from './evolve-scenario.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { intOption } from './options.js';
 import { SERVE_SETTINGS_KEY, ServeSettingsSchema } from './serve-settings.js';
+import { replayOnSnapshot, reserve } from './report-replay.js';
 
 interface ReportFlags {
   db?: string;
@@ -119,9 +120,6 @@ function evolveOf(store: LineageStore, db: string, run: RunRecord) {
       run,
       {
         islands: config.islands,
-        schedCost: parseSchedCost(config.schedCost),
-        cpuLimitMs: config.cpuLimitMs,
-        memoryLimitMb: config.memoryLimitMb,
         summary,
         // With several training snapshots the fitness is the mean ratio of T_total to the reference policy's (src/evolve/engine/scorer.ts).
         fitnessUnit: trained > 1 ? `T_total / reference, mean of ${trained} snapshots` : 'T_total (s)',
@@ -130,6 +128,7 @@ function evolveOf(store: LineageStore, db: string, run: RunRecord) {
       snapshot,
       note,
       unifiedDiff,
+      replayOnSnapshot({ schedCost: parseSchedCost(config.schedCost), sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb } }),
     );
   } finally {
     queries.close();
@@ -140,8 +139,9 @@ function serveOf(store: LineageStore, db: string, run: RunRecord): ServeData {
   const state = store.loadRunState(run.id);
   if (state[SERVE_SETTINGS_KEY] === undefined) throw new InputError(`serve run ${run.id} has no saved settings`, { file: db, field: `run_state.${SERVE_SETTINGS_KEY}` });
   const settings = parseOrThrow(ServeSettingsSchema, state[SERVE_SETTINGS_KEY], { file: db, field: `run_state.${SERVE_SETTINGS_KEY}` });
-  const reached = typeof state.simSeconds === 'number' ? state.simSeconds : undefined;
-  return serveData(store, db, run, settings, reached);
+  // How far the run served: all of it when finished, else the simulated time it saved last.
+  const until = run.status === 'finished' || typeof state.simSeconds !== 'number' ? settings.durationMinutes * 60 : state.simSeconds;
+  return serveData(store, db, run, settings, reserve(store, settings, store.listDeployments(run.id), until));
 }
 
 /** Best effort: the report is written either way; a machine without a desktop opener gets one line saying so. */

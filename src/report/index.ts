@@ -5,8 +5,8 @@
  */
 export { renderPage } from './html.js';
 export { ReportQueries } from './queries.js';
-export { evolveSection, type EvolveSection, type EvolveRunSettings } from './evolve-report.js';
+export { evolveSection, type EvolveSection, type EvolveRunSettings, type ReplayFn } from './evolve-report.js';
 export { serveData, type ServeData } from './serve-data.js';
-export type { ServedSettings } from './serve-replay.js';
+export { serveReplay, type ServedSettings, type ServeReplay } from './serve-replay.js';
 export { readSuiteFile, SuiteFileSchema, type SuiteData } from './suite-data.js';
-export { replayPolicy, type PolicyReplay } from './replay.js';
+export { policyReplay, series, type PolicyReplay } from './replay.js';

@@ -1,11 +1,12 @@
-import { computeBreakdown, replaySnapshot, sandboxHook, type Breakdown, type SchedCost, type Snapshot } from '../evaluate/index.js';
-import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
+import { computeBreakdown, type Breakdown, type Snapshot } from '../evaluate/index.js';
 import type { SimResult } from '../sim/index.js';
 
 /**
  * A policy replayed on a snapshot the way the evaluator scores it (same
  * sandbox, sched cost and cap), keeping what the evaluator's summary drops:
- * the per-minute slices and the split timeline, which the report plots.
+ * the per-minute slices and the split timeline, which the report plots. The
+ * CLI runs the replay (it owns the sandbox); this turns its result into the
+ * report's series, with T_total and its breakdown as the evaluator computes them.
  */
 export interface MinutePoint {
   /** Minutes since the start of the replay (warm-up included). */
@@ -35,31 +36,9 @@ export interface PolicyReplay {
   failures: { kind: string; count: number }[];
 }
 
-export interface ReplayOptions {
-  schedCost: SchedCost;
-  sandbox: SandboxOptions;
-  capFactor?: number;
-}
-
-export function replayPolicy(snapshot: Snapshot, policy: { label: string; candidate: number; code: string }, options: ReplayOptions): PolicyReplay {
-  const failures: { kind: string; count: number }[] = [];
-  let sandbox: PolicySandbox | undefined;
-  try {
-    sandbox = PolicySandbox.create(policy.code, { ...options.sandbox, seed: snapshot.seed, name: policy.label });
-  } catch (error) {
-    // As in evaluatePolicy: a policy that does not load is replayed as the split it cannot change.
-    if (!(error instanceof PolicyFailure)) throw error;
-    failures.push({ kind: error.kind, count: 1 });
-  }
-  try {
-    const hook = sandbox ? sandboxHook(sandbox, options.schedCost) : undefined;
-    const { sim } = replaySnapshot(snapshot, hook, options.capFactor ?? 4);
-    for (const f of sim.policy.failures) failures.push({ kind: f.kind, count: f.count });
-    const { tTotal, breakdown } = computeBreakdown(sim, snapshot.warmupSeconds, snapshot.roles.length, sim.policy.scoredCpuSeconds);
-    return { label: policy.label, candidate: policy.candidate, tTotal, breakdown, warmupMinutes: snapshot.warmupSeconds / 60, ...series(sim), failures };
-  } finally {
-    sandbox?.dispose();
-  }
+export function policyReplay(snapshot: Snapshot, policy: { label: string; candidate: number }, sim: SimResult, failures: { kind: string; count: number }[]): PolicyReplay {
+  const { tTotal, breakdown } = computeBreakdown(sim, snapshot.warmupSeconds, snapshot.roles.length, sim.policy.scoredCpuSeconds);
+  return { label: policy.label, candidate: policy.candidate, tTotal, breakdown, warmupMinutes: snapshot.warmupSeconds / 60, ...series(sim, snapshot.warmupSeconds), failures };
 }
 
 /** Per-minute throughput and P95 TTFT, and the split as a step line, from a simulator result. */

@@ -1,5 +1,5 @@
 import type { LineageStore, RunRecord } from '../store/index.js';
-import { replayServeRun, type ServedSettings, type ServeReplay } from './serve-replay.js';
+import type { ServedSettings, ServeReplay } from './serve-replay.js';
 
 /** What the report shows of one serve run: its deployments, rollbacks and cycles (lineage) and what was served per minute (replay). */
 export interface ServeData {
@@ -15,12 +15,10 @@ export interface ServeData {
   replayNote: string | null;
 }
 
-/** `reachedSeconds`: how far the run served (its saved simulated time; the whole duration for a finished run). */
-export function serveData(store: LineageStore, db: string, run: RunRecord, settings: ServedSettings, reachedSeconds: number | undefined): ServeData {
+/** `replay`: the run served again from its settings and recorded deployments. */
+export function serveData(store: LineageStore, db: string, run: RunRecord, settings: ServedSettings, replay: ServeReplay): ServeData {
   const deployments = store.listDeployments(run.id);
   const cycles = store.listCycles(run.id);
-  const until = run.status === 'finished' || reachedSeconds === undefined ? settings.durationMinutes * 60 : reachedSeconds;
-  const replay = replayServeRun(store, settings, deployments, until);
   return {
     run: run.id,
     db,
