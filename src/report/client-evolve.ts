@@ -155,7 +155,7 @@ function drawReplays(E) {
   const warmArea = warm > 0 ? { silent: true, itemStyle: { color: 'rgba(120,120,140,0.08)' }, data: [[{ xAxis: 0 }, { xAxis: warm }]] } : undefined;
   const line = (r, i, pts, extra) => Object.assign({ name: r.label, type: 'line', showSymbol: false, data: pts, lineStyle: { width: 2 }, itemStyle: { color: PALETTE[i] }, markArea: i === 0 ? warmArea : undefined }, extra || {});
   chart(grid, 'replay-split', 'prefill nodes over time', {
-    legend: { top: 0 }, xAxis: minuteAxis(), yAxis: valueAxis('prefill nodes', { minInterval: 1, min: 0, scale: false }),
+    legend: { top: 0 }, xAxis: minuteAxis(), yAxis: valueAxis('prefill nodes', { minInterval: 1, min: 0, max: (v) => v.max + 1, scale: false }),
     tooltip: { trigger: 'axis', formatter: (ps) => ps.map((p) => p.seriesName + ': ' + p.data[2]).join('<br>') },
     series: E.replays.map((r, i) => line(r, i, r.splits.map((p) => [p.minute, p.prefill, p.split]).concat(r.minutes.length ? [[r.minutes[r.minutes.length - 1].minute + 1, r.splits[r.splits.length - 1].prefill, r.splits[r.splits.length - 1].split]] : []), { step: 'end' })),
   });

@@ -51,7 +51,7 @@ function drawServe(runs) {
     series: runs.map((r, i) => ({ name: name(r), type: 'line', showSymbol: false, data: r.replay.minutes.filter((m) => m.ttftP95 !== null).map((m) => [m.minute, m.ttftP95]), itemStyle: { color: color(r, i) }, markLine: r === live ? marks(r) : undefined })),
   });
   chart(grid, 'serve-split', 'prefill nodes over time', {
-    legend: { top: 0 }, xAxis: xAxis(), yAxis: valueAxis('prefill nodes', { minInterval: 1, min: 0, scale: false }),
+    legend: { top: 0 }, xAxis: xAxis(), yAxis: valueAxis('prefill nodes', { minInterval: 1, min: 0, max: (v) => v.max + 1, scale: false }),
     tooltip: { trigger: 'axis', formatter: (ps) => ps.map((p) => p.seriesName + ': ' + p.data[2]).join('<br>') },
     series: runs.map((r, i) => {
       const pts = r.replay.splits.map((p) => [p.minute, p.prefill, p.split]);
