@@ -6,7 +6,7 @@ import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, keyIndex, slotBase } from './c
 import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { badBlockId, isBlockId } from './ids.js';
 import { checkDirectory } from './invariants.js';
-import { matchPrefix } from './match.js';
+import { MatchArrays, matchPrefix } from './match.js';
 import { SparseMatcher } from './match-sparse.js';
 import { HolderRows } from './holder-rows.js';
 import { Tiers } from './tiers.js';
@@ -53,6 +53,7 @@ export class KvDirectory {
   private readonly copies: Copies;
   /** Past MASK_NODES nodes, residency is found through each block's copy list instead of masks. */
   private readonly sparse: SparseMatcher | null;
+  private readonly matchArrays: MatchArrays;
   private readonly tiers: Tiers;
   private readonly holdings = new BranchHoldings();
   private readonly produced = new GrowableBitmap();
@@ -79,13 +80,14 @@ export class KvDirectory {
     const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
     this.copies = new Copies(rows ? this.table : null, rows);
     this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
+    this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
   }
 
-  /** Pure: what the prompt finds cached, per node and pooled. */
+  /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {
-    if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.produced, blocks);
-    return matchPrefix(this.table, this.produced, this.nodeCount, blocks);
+    if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.produced, blocks, this.matchArrays);
+    return matchPrefix(this.table, this.produced, this.nodeCount, blocks, this.matchArrays);
   }
 
   /** The prompt was prefilled on `node`: all its blocks are now in the node's L1 and L2. */

@@ -3,6 +3,7 @@ import { COPY_LIST, type BlockTable } from './block-table.js';
 import { BLOCK_NEXT, NODE, NOT_RESIDENT, type CopyStore } from './copy-store.js';
 import type { HolderRows } from './holder-rows.js';
 import { NodeSet } from './node-set.js';
+import type { MatchArrays } from './match.js';
 import type { PrefixMatch } from './types.js';
 
 /** A block listed on more nodes than this gets a row of node bits (holder-rows.ts). */
@@ -24,6 +25,9 @@ export class SparseMatcher {
   /** Scratch per block: its nodes with a resident L1 copy, and with L1 or L2. */
   private readonly holdGpu: Int32Array;
   private readonly holdLocal: Int32Array;
+  /** The nodes whose entries the last match may have set (the first block's holders, a superset of L1's). */
+  private readonly writtenNodes: Int32Array;
+  private written = 0;
 
   constructor(
     readonly nodeCount: number,
@@ -33,13 +37,19 @@ export class SparseMatcher {
     this.localSet = new NodeSet(nodeCount);
     this.holdGpu = new Int32Array(ROW_AT + 1);
     this.holdLocal = new Int32Array(ROW_AT + 1);
+    this.writtenNodes = new Int32Array(nodeCount);
   }
 
-  match(table: BlockTable, store: CopyStore, produced: GrowableBitmap, blocks: readonly number[]): PrefixMatch {
+  match(table: BlockTable, store: CopyStore, produced: GrowableBitmap, blocks: readonly number[], out: MatchArrays): PrefixMatch {
     const nodeCount = this.nodeCount;
-    const gpu = new Int32Array(nodeCount);
-    const local = new Int32Array(nodeCount);
-    const sources = new Int32Array(blocks.length);
+    const { gpu, local } = out;
+    // Only nodes that held the first block were written last time; every other entry is still 0.
+    for (let k = 0; k < this.written; k++) {
+      gpu[this.writtenNodes[k]!] = 0;
+      local[this.writtenNodes[k]!] = 0;
+    }
+    this.written = 0;
+    const sources = out.sourcesFor(blocks.length);
     const { gpuSet, localSet, holdGpu, holdLocal, rows } = this;
     const W = rows.words;
     const size = table.size;
@@ -81,6 +91,7 @@ export class SparseMatcher {
         if (i === 0) {
           gpuSet.startFromRow(bits, row, W, false);
           localSet.startFromRow(bits, row, W, true);
+          this.written = localSet.members(this.writtenNodes);
         } else {
           gpuSet.intersectRow(bits, row, W, false, gpu, i);
           localSet.intersectRow(bits, row, W, true, local, i);
@@ -92,6 +103,7 @@ export class SparseMatcher {
       } else if (i === 0) {
         gpuSet.startFromList(holdGpu, nGpu);
         localSet.startFromList(holdLocal, nLocal);
+        this.written = localSet.members(this.writtenNodes);
       } else {
         gpuSet.intersectList(holdGpu, nGpu, gpu, i);
         localSet.intersectList(holdLocal, nLocal, local, i);
@@ -105,7 +117,7 @@ export class SparseMatcher {
     gpuSet.finish(gpu, i);
     localSet.finish(local, i);
     if (pool < 0) pool = i;
-    return { gpu, local, pool, poolSource: sources.slice(0, pool), ideal: i };
+    return { gpu, local, pool, poolSource: sources.subarray(0, pool), ideal: i };
   }
 
   /** Give the block a row, filled from its copy list; the tiers keep it current from now on. */

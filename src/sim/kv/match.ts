@@ -9,16 +9,18 @@ import type { PrefixMatch } from './types.js';
  * never produced: nothing resident can follow (only admits make blocks
  * resident, and they mark them produced).
  */
-export function matchPrefix(table: BlockTable, produced: GrowableBitmap, nodeCount: number, blocks: readonly number[]): PrefixMatch {
-  const gpu = new Int32Array(nodeCount);
-  const local = new Int32Array(nodeCount);
+export function matchPrefix(table: BlockTable, produced: GrowableBitmap, nodeCount: number, blocks: readonly number[], out: MatchArrays): PrefixMatch {
+  const gpu = out.gpu;
+  const local = out.local;
+  gpu.fill(0);
+  local.fill(0);
   const data = table.data;
   const size = table.size;
   const all = nodeCount === 31 ? 0x7fffffff : (1 << nodeCount) - 1;
   let inGpu = all;
   let inLocal = all;
   let pool = -1;
-  const sources = new Int32Array(blocks.length);
+  const sources = out.sourcesFor(blocks.length);
   const n = blocks.length;
   let i = 0;
   for (; i < n; i++) {
@@ -45,7 +47,30 @@ export function matchPrefix(table: BlockTable, produced: GrowableBitmap, nodeCou
   if (inGpu !== 0) setFor(gpu, inGpu, i);
   if (inLocal !== 0) setFor(local, inLocal, i);
   if (pool < 0) pool = i;
-  return { gpu, local, pool, poolSource: sources.slice(0, pool), ideal: i };
+  return { gpu, local, pool, poolSource: sources.subarray(0, pool), ideal: i };
+}
+
+/**
+ * The arrays a match fills, owned by the directory and reused by every
+ * match: results are read once by the router, and fresh typed arrays per
+ * request (off the JS heap, so costly to allocate and collect) were a large
+ * share of the time on large clusters.
+ */
+export class MatchArrays {
+  readonly gpu: Int32Array;
+  readonly local: Int32Array;
+  private sources = new Int32Array(512);
+
+  constructor(nodeCount: number) {
+    this.gpu = new Int32Array(nodeCount);
+    this.local = new Int32Array(nodeCount);
+  }
+
+  /** Room for one pool source per prompt block. */
+  sourcesFor(n: number): Int32Array {
+    if (this.sources.length < n) this.sources = new Int32Array(Math.max(n, this.sources.length * 2));
+    return this.sources;
+  }
 }
 
 /** out[node] = value for each node bit in mask. */

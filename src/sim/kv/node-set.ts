@@ -97,6 +97,16 @@ export class NodeSet {
     this.count = kept;
   }
 
+  /** Copy the members into `into`; returns how many. */
+  members(into: Int32Array): number {
+    if (!this.isMask) {
+      into.set(this.list.subarray(0, this.count));
+      return this.count;
+    }
+    // Stay a mask: intersections of a large set go a word at a time.
+    return maskToList(this.mask, into);
+  }
+
   /** The members left: their prefix runs to i. */
   finish(out: Int32Array, i: number): void {
     if (this.isMask) this.toList();
@@ -105,18 +115,23 @@ export class NodeSet {
   }
 
   private toList(): void {
-    const mask = this.mask;
-    let n = 0;
-    for (let w = 0; w < mask.length; w++) {
-      let m = mask[w]!;
-      while (m !== 0) {
-        const bit = m & -m;
-        this.list[n++] = (w << 5) + 31 - Math.clz32(bit);
-        m ^= bit;
-      }
-    }
+    maskToList(this.mask, this.list);
     this.isMask = false;
   }
+}
+
+/** The nodes of the set bits, in `into`; returns how many. */
+function maskToList(mask: Int32Array, into: Int32Array): number {
+  let n = 0;
+  for (let w = 0; w < mask.length; w++) {
+    let m = mask[w]!;
+    while (m !== 0) {
+      const bit = m & -m;
+      into[n++] = (w << 5) + 31 - Math.clz32(bit);
+      m ^= bit;
+    }
+  }
+  return n;
 }
 
 function popcount(x: number): number {

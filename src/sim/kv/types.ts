@@ -32,7 +32,11 @@ export interface KvDirectoryOptions {
   eviction: EvictionOrder;
 }
 
-/** What a request's prompt finds cached. All counts are leading (contiguous from block 0) block counts. */
+/**
+ * What a request's prompt finds cached. All counts are leading (contiguous
+ * from block 0) block counts. The arrays belong to the directory and are
+ * overwritten by its next match: copy them to keep them.
+ */
 export interface PrefixMatch {
   /** Per node: leading blocks in that node's L1. */
   gpu: Int32Array;

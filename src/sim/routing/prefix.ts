@@ -18,12 +18,58 @@ export interface PrefillPlacement {
   predictedPrefill: number;
 }
 
+/**
+ * The last placement's inputs and predictions. A request is placed on every
+ * prefill node in id order, and most nodes hold none of its prefix, so
+ * consecutive nodes of one kind usually ask the same question: the answer is
+ * reused instead of evaluating the engine's model once per node. The key
+ * includes the match object, which is new per request, so nothing carries
+ * over between requests (the engine's model may have changed meanwhile).
+ */
+const last = {
+  match: null as PrefixMatch | null,
+  rs: null as RequestState | null,
+  engine: null as SimNode['engine'] | null,
+  kind: '',
+  maxTokens: 0,
+  gpu: -1,
+  local: -1,
+  shared: false,
+  fetchSeconds: 0,
+  predictedPrefill: 0,
+};
+
+/**
+ * One placement object per node, refilled by every call: a request is placed
+ * on every prefill node, and fresh objects per node and request were most of
+ * the garbage on large clusters.
+ */
+const scratch = new WeakMap<SimNode, PrefillPlacement>();
+
+/**
+ * What the request would find on `node`. The returned object belongs to the
+ * node and is overwritten by the next call for that node: read what you need
+ * (the router does, field by field) before placing the next request.
+ */
 export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch, sharedPool: boolean): PrefillPlacement {
   const gpu = match.gpu[node.id]!;
   const local = match.local[node.id]!;
   const hit = sharedPool ? Math.max(local, match.pool) : local;
   const fetched = hit - local;
   const restored = hit - gpu;
+  // Same kind, same engine model, same prefix: the same fetch and prefill time.
+  if (
+    last.match === match &&
+    last.rs === rs &&
+    last.engine === node.engine &&
+    last.kind === node.hw.kind &&
+    last.maxTokens === node.hw.maxPrefillBatchTokens &&
+    last.gpu === gpu &&
+    last.local === local &&
+    last.shared === sharedPool
+  ) {
+    return fill(node, hit, gpu, restored, fetched, last.fetchSeconds, last.predictedPrefill);
+  }
   const input = rs.req.inputTokens;
   const hitTokens = Math.min(input, hit * BLOCK_TOKENS);
   const fetchSeconds = restored > 0 ? node.hw.fetchSeconds(fetched * BLOCK_TOKENS, restored * BLOCK_TOKENS) : 0;
@@ -32,5 +78,30 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
     { uncachedTokens: input - hitTokens, cachedTokens: hitTokens, restoredTokens: Math.min(hitTokens, restored * BLOCK_TOKENS) },
     node.hw.maxPrefillBatchTokens,
   );
-  return { node, hitBlocks: hit, gpuBlocks: gpu, restoredBlocks: restored, fetchedBlocks: fetched, fetchSeconds, predictedPrefill };
+  last.match = match;
+  last.rs = rs;
+  last.engine = node.engine;
+  last.kind = node.hw.kind;
+  last.maxTokens = node.hw.maxPrefillBatchTokens;
+  last.gpu = gpu;
+  last.local = local;
+  last.shared = sharedPool;
+  last.fetchSeconds = fetchSeconds;
+  last.predictedPrefill = predictedPrefill;
+  return fill(node, hit, gpu, restored, fetched, fetchSeconds, predictedPrefill);
+}
+
+function fill(node: SimNode, hit: number, gpu: number, restored: number, fetched: number, fetchSeconds: number, predictedPrefill: number): PrefillPlacement {
+  let p = scratch.get(node);
+  if (!p) {
+    p = { node, hitBlocks: 0, gpuBlocks: 0, restoredBlocks: 0, fetchedBlocks: 0, fetchSeconds: 0, predictedPrefill: 0 };
+    scratch.set(node, p);
+  }
+  p.hitBlocks = hit;
+  p.gpuBlocks = gpu;
+  p.restoredBlocks = restored;
+  p.fetchedBlocks = fetched;
+  p.fetchSeconds = fetchSeconds;
+  p.predictedPrefill = predictedPrefill;
+  return p;
 }
