@@ -37,6 +37,8 @@ export class SimNode {
   inboundTransfers = 0;
   decodeTimerToken = 0;
   decodeTimerAt = Infinity;
+  /** Routing's reusable placement object for this node (routing/prefix.ts), so that placing a request allocates nothing per node. */
+  placementScratch: unknown = null;
 
   constructor(
     readonly id: number,

@@ -40,13 +40,6 @@ const last = {
 };
 
 /**
- * One placement object per node, refilled by every call: a request is placed
- * on every prefill node, and fresh objects per node and request were most of
- * the garbage on large clusters.
- */
-const scratch = new WeakMap<SimNode, PrefillPlacement>();
-
-/**
  * What the request would find on `node`. The returned object belongs to the
  * node and is overwritten by the next call for that node: read what you need
  * (the router does, field by field) before placing the next request.
@@ -92,10 +85,13 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
 }
 
 function fill(node: SimNode, hit: number, gpu: number, restored: number, fetched: number, fetchSeconds: number, predictedPrefill: number): PrefillPlacement {
-  let p = scratch.get(node);
+  // One placement object per node, refilled by every call: a request is
+  // placed on every prefill node, and fresh objects per node and request were
+  // most of the garbage on large clusters.
+  let p = node.placementScratch as PrefillPlacement | null;
   if (!p) {
     p = { node, hitBlocks: 0, gpuBlocks: 0, restoredBlocks: 0, fetchedBlocks: 0, fetchSeconds: 0, predictedPrefill: 0 };
-    scratch.set(node, p);
+    node.placementScratch = p;
   }
   p.hitBlocks = hit;
   p.gpuBlocks = gpu;
