@@ -17,7 +17,7 @@ const runner = join(here, 'sim', 'run-once.js');
 const sim = join(resolve(here, '..', '..'), 'dist', 'src', 'sim', 'index.js');
 
 /** Warm-up and scored minutes per size: about the same event count for each. */
-const WINDOWS: Record<number, [number, number]> = { 9: [30, 60], 36: [8, 15], 144: [2, 4], 576: [0.5, 1], 1024: [0.3, 0.6] };
+const WINDOWS: Record<number, [number, number]> = { 9: [30, 60], 36: [10, 20], 144: [3, 6], 576: [1, 2], 1024: [1, 2] };
 
 function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
