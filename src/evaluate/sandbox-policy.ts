@@ -21,7 +21,7 @@ export function sandboxHook(sandbox: PolicySandbox, cost: SchedCost): PolicyHook
       const wasDead = sandbox.fatalFailure !== null;
       const r = sandbox.schedule(ctx);
       const cpuSeconds = charge(r, wasDead);
-      return r.ok ? { ok: true, value: { roles: r.plan.roles }, cpuSeconds } : { ok: false, failure: { kind: r.failure.kind, message: r.failure.message }, cpuSeconds };
+      return r.ok ? { ok: true, value: r.plan, cpuSeconds } : { ok: false, failure: { kind: r.failure.kind, message: r.failure.message }, cpuSeconds };
     },
   };
 }

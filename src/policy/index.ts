@@ -24,6 +24,14 @@ export {
   type Slice,
   type Transition,
 } from './schema.js';
+export {
+  CtxMechanicsSchema,
+  DECODE_ROUTINGS,
+  EVICTION_ORDERS,
+  KNOB_ENUMS,
+  PREFILL_ROUTINGS,
+  type CtxMechanics,
+} from './knobs.js';
 export { isUp, validatePlan, type PlanCheck } from './validate-plan.js';
 export { STDLIB_NAMES, STDLIB_SOURCE } from './stdlib-source.js';
 export { stdlib, type PhaseCapacity, type Stdlib, type Workload } from './stdlib.js';

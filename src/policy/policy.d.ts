@@ -10,7 +10,7 @@
  * and any helpers it likes. The stdlib functions declared at the end of this
  * file are globals inside the sandbox; nothing needs importing.
  *
- * Contract version 1 (ctx.version === 1). Times are seconds of simulated
+ * Contract version 2 (ctx.version === 2; v1 policies run unchanged). Times are seconds of simulated
  * time, sizes are tokens. This file mirrors the zod schemas in schema.ts;
  * types-in-sync.ts fails the build when the two differ.
  */
@@ -31,6 +31,49 @@ export interface Plan {
    * ctx.limits.minPrefill must be 'P' and ctx.limits.minDecode 'D'.
    */
   roles: Role[];
+  /** v2 knobs: each optional; a field left out keeps the setting in force (ctx.mechanics). */
+  routing?: PlanRouting;
+  eviction?: { order?: EvictionOrder };
+  /** maxConcurrent: nodes that may be switching (or restarting) at once, a positive integer; the others wait their turn in node order. */
+  transitions?: { maxConcurrent?: number };
+  /** maxPrefillTokens: token budget of one prefill batch, a positive integer (capped by each node's engine limit). */
+  batching?: { maxPrefillTokens?: number };
+}
+
+export type PrefillRouting = 'predicted-ttft' | 'cache-affinity' | 'dynamo-kv' | 'even-load' | 'session';
+export type DecodeRouting = 'least-loaded' | 'round-robin';
+/** refcount: blocks no active branch counts go first, then LRU; lru: last access only. */
+export type EvictionOrder = 'refcount' | 'lru';
+
+export interface PlanRouting {
+  prefill?: PrefillRouting;
+  decode?: DecodeRouting;
+  /** predicted-ttft: weight of the fetch time beyond the expected wait (>= 0). */
+  fetchExcessWeight?: number;
+  /** predicted-ttft: seconds charged per block fetched from a peer (>= 0). */
+  duplicateCopyPenalty?: number;
+  /** cache-affinity: imbalanced when max - min queued requests exceed this (>= 0)... */
+  affinityBalanceAbs?: number;
+  /** ...and max > min * this (>= 1). */
+  affinityBalanceRel?: number;
+  /** cache-affinity: share of the prompt (0..1) the best node must hold to win on cache. */
+  affinityMatch?: number;
+}
+
+/** The settings in force (ctx.mechanics, v2). */
+export interface CtxMechanics {
+  /** Fixed per run. */
+  transition: 'symmetric' | 'restart';
+  /** Fixed per run. */
+  pool: 'shared' | 'local';
+  /** Fixed per run. */
+  fetch: 'async' | 'at-start';
+  routing: Required<PlanRouting>;
+  eviction: { order: EvictionOrder };
+  /** null: no limit. */
+  transitions: { maxConcurrent: number | null };
+  /** null: each node's engine limit. */
+  batching: { maxPrefillTokens: number | null };
 }
 
 export interface CtxNode {
@@ -47,6 +90,12 @@ export interface CtxNode {
   running: number;
   /** KV cache in tokens: GPU memory (l1) and host memory (l2). */
   kv: { l1Used: number; l1Capacity: number; l2Used: number; l2Capacity: number };
+  /**
+   * v2, prefill nodes only (null otherwise). queueWaitSeconds: what a request
+   * routed here now would wait (running batch left + queued predicted
+   * prefill). fetchBacklogSeconds: until the queue's last prefix fetch ends.
+   */
+  prefill: { queueWaitSeconds: number; fetchBacklogSeconds: number } | null;
 }
 
 /** One slice (ctx.window.sliceSeconds long) of the last planning window. Per-request statistics are null when the slice had no request to measure. */
@@ -108,13 +157,15 @@ export interface MembershipEvent {
 }
 
 export interface Ctx {
-  version: 1;
+  version: 2;
   /** Simulated time, seconds. Date.now() in the sandbox returns now * 1000. */
   now: number;
   /** The run's seed (Math.random is already seeded from it). */
   seed: number;
   /** The plan in force. */
   plan: Plan;
+  /** v2: the data-plane mechanics in force. */
+  mechanics: CtxMechanics;
   nodes: CtxNode[];
   window: {
     sliceSeconds: number;

@@ -37,6 +37,16 @@ export function sampleCtx(options: SampleCtxOptions = {}): Ctx {
     now,
     seed,
     plan: { roles: [...roles] },
+    // The evolving-infra preset with the routers' default tuning (src/sim/routing/prefill.ts).
+    mechanics: {
+      transition: 'symmetric',
+      pool: 'shared',
+      fetch: 'async',
+      routing: { prefill: 'predicted-ttft', decode: 'least-loaded', fetchExcessWeight: 1, duplicateCopyPenalty: 2e-5, affinityBalanceAbs: 32, affinityBalanceRel: 1.1, affinityMatch: 0.5 },
+      eviction: { order: 'refcount' },
+      transitions: { maxConcurrent: null },
+      batching: { maxPrefillTokens: null },
+    },
     nodes: roles.map((role, id) => ({
       id,
       kind: 'gb300',
@@ -50,6 +60,8 @@ export function sampleCtx(options: SampleCtxOptions = {}): Ctx {
         l2Used: Math.round(rng.uniform(0.3, 0.9) * 9_000_000),
         l2Capacity: 9_000_000,
       },
+      // Drawn without the rng, so every other figure stays as in contract v1.
+      prefill: role === 'P' ? { queueWaitSeconds: 0.4 + 0.1 * id, fetchBacklogSeconds: 0.05 * id } : null,
     })),
     window: {
       sliceSeconds,

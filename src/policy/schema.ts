@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { CtxMechanicsSchema, PlanBatchingSchema, PlanEvictionSchema, PlanRoutingSchema, PlanTransitionsSchema } from './knobs.js';
 
 /**
- * The policy contract, version 1: what a policy is given (`Ctx`) and what it
+ * The policy contract, version 2 (v1 policies run unchanged: v2 only adds): what a policy is given (`Ctx`) and what it
  * returns (`Plan`). The zod schemas are the contract; the TypeScript types are
  * inferred from them and `policy.d.ts` mirrors them for policy authors (a
  * compile-time check in types-in-sync.ts keeps the two equal).
@@ -9,7 +10,7 @@ import { z } from 'zod';
  * Units: times in seconds of simulated time, sizes in tokens.
  */
 
-export const CTX_VERSION = 1;
+export const CTX_VERSION = 2;
 
 export const RoleSchema = z.enum(['P', 'D']);
 export type Role = z.infer<typeof RoleSchema>;
@@ -43,6 +44,13 @@ export const CtxNodeSchema = z.strictObject({
     l2Used: nonneg,
     l2Capacity: nonneg,
   }),
+  /**
+   * v2, prefill nodes only (null otherwise): queueWaitSeconds, what a request
+   * routed here now would wait (the running batch's remaining time plus the
+   * queue's predicted prefill times); fetchBacklogSeconds, how long the
+   * queue's prefix fetches still run (the latest one to finish).
+   */
+  prefill: z.strictObject({ queueWaitSeconds: nonneg, fetchBacklogSeconds: nonneg }).nullable(),
 });
 export type CtxNode = z.infer<typeof CtxNodeSchema>;
 
@@ -107,6 +115,11 @@ export type MembershipEvent = z.infer<typeof MembershipEventSchema>;
 export const PlanSchema = z.strictObject({
   /** One role per entry of ctx.nodes, by position; entries of down nodes are ignored. */
   roles: z.array(RoleSchema),
+  /** v2 knobs: each optional; a field left out keeps the setting in force (ctx.mechanics). */
+  routing: PlanRoutingSchema.optional(),
+  eviction: PlanEvictionSchema.optional(),
+  transitions: PlanTransitionsSchema.optional(),
+  batching: PlanBatchingSchema.optional(),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
@@ -116,6 +129,8 @@ export const CtxSchema = z.strictObject({
   /** The run's seed; Math.random in the sandbox is already seeded from it. */
   seed: z.number().int(),
   plan: PlanSchema,
+  /** v2: the data-plane mechanics in force (what plan knobs left out keep). */
+  mechanics: CtxMechanicsSchema,
   nodes: z.array(CtxNodeSchema),
   window: z.strictObject({
     sliceSeconds: z.number().positive(),

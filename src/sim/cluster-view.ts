@@ -10,6 +10,8 @@ export interface CtxInputs {
   now: number;
   seed: number;
   desiredRoles: readonly Role[];
+  /** The mechanics in force (ctx.mechanics, contract v2). */
+  mechanics: PolicyCtx['mechanics'];
   nodes: readonly SimNode[];
   kv: KvDirectory;
   slices: readonly SliceMetrics[];
@@ -26,10 +28,11 @@ export const PLAN_LIMITS: PolicyCtx['limits'] = { minPrefill: 1, minDecode: 1 };
 /** Build the policy's ctx: a plain, copyable snapshot of what the data plane sees. */
 export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
   return {
-    version: 1,
+    version: 2,
     now: i.now,
     seed: i.seed,
     plan: { roles: [...i.desiredRoles] },
+    mechanics: i.mechanics,
     nodes: i.nodes.map((n) => ({
       id: n.id,
       kind: n.hw.kind,
@@ -46,6 +49,7 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
         l2Used: i.kv.used(n.id, 2) * BLOCK_TOKENS,
         l2Capacity: n.hw.l2Blocks * BLOCK_TOKENS,
       },
+      prefill: n.role === 'P' ? prefillBacklog(n, i.now) : null,
     })),
     window: {
       sliceSeconds: i.sliceSeconds,
@@ -74,6 +78,13 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
     lastRescheduleAt: i.lastRescheduleAt,
     limits: { ...PLAN_LIMITS },
   };
+}
+
+/** What a request routed to this prefill node now would wait, and how long its queue's fetches still run. */
+function prefillBacklog(n: SimNode, now: number): { queueWaitSeconds: number; fetchBacklogSeconds: number } {
+  let fetchEnd = now;
+  for (const rs of n.prefillQueue) if (rs.fetchReadyAt > fetchEnd) fetchEnd = rs.fetchReadyAt;
+  return { queueWaitSeconds: Math.max(0, n.remainingBatchSeconds(now) + n.queuedPredictedSeconds), fetchBacklogSeconds: fetchEnd - now };
 }
 
 function measured(slice: SliceMetrics, value: number): number | null {

@@ -1,3 +1,4 @@
+import type { Plan } from '../policy/schema.js';
 import { EventQueue } from './event-queue.js';
 import type { MembershipChange } from './membership.js';
 import type { RequestState } from './request-state.js';
@@ -11,6 +12,9 @@ import type { WorkloadEvent } from '../workload/types.js';
  * decode-timer token (bumped when the timer is re-armed), so that stale ones
  * are ignored.
  */
+/** A plan's fields besides the roles (contract v2). */
+export type PlanKnobs = Omit<Plan, 'roles'>;
+
 export type SimEvent =
   | { type: 'membership'; at: number; change: MembershipChange }
   | { type: 'decode'; at: number; node: number; token: number }
@@ -19,8 +23,8 @@ export type SimEvent =
   | { type: 'transfer-done'; at: number; node: number; rs: RequestState }
   | { type: 'restart-done'; at: number; node: number; generation: number }
   | { type: 'workload'; at: number; event: WorkloadEvent }
-  /** record: the plan's index in PolicyStats.plans. */
-  | { type: 'plan'; at: number; roles: Role[]; record: number }
+  /** record: the plan's index in PolicyStats.plans; knobs: the plan's contract-v2 fields, if it set any. */
+  | { type: 'plan'; at: number; roles: Role[]; record: number; knobs?: PlanKnobs }
   | { type: 'learn'; at: number; deadline: boolean }
   | { type: 'monitor'; at: number };
 

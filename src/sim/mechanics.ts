@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../common/errors.js';
+import { DecodeRoutingSchema, EvictionOrderSchema, PrefillRoutingSchema, type CtxMechanics } from '../policy/knobs.js';
+import type { Plan } from '../policy/schema.js';
 
 /**
  * Each mechanic of the data plane is switchable so that the baselines of the
@@ -13,9 +15,9 @@ export const MechanicsSchema = z.strictObject({
   /** async: fetch hidden under queue wait; at-start: fetch begins with prefill and adds to it. */
   fetch: z.enum(['async', 'at-start']),
   /** refcount: count-zero blocks first, then LRU; lru: last access only. */
-  eviction: z.enum(['refcount', 'lru']),
-  prefillRouting: z.enum(['predicted-ttft', 'cache-affinity', 'dynamo-kv', 'even-load', 'session']),
-  decodeRouting: z.enum(['least-loaded', 'round-robin']),
+  eviction: EvictionOrderSchema,
+  prefillRouting: PrefillRoutingSchema,
+  decodeRouting: DecodeRoutingSchema,
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
@@ -74,4 +76,86 @@ export function parseMechanics(spec: string): Mechanics {
     throw new InputError(`unknown value for ${issue.path.join('.')}: ${issue.message}`, { field: `mechanics.${issue.path.join('.')}` });
   }
   return parsed.data;
+}
+
+/** The prefill routers' tunable weights (contract v2: plan.routing). */
+export interface PrefillTuning {
+  /** predicted-ttft: weight of the fetch time beyond the expected wait. */
+  fetchExcessWeight: number;
+  /** predicted-ttft: seconds per block fetched from a peer (the duplicate copy it leaves costs host memory). */
+  duplicateCopyPenalty: number;
+  /** cache-affinity (SGLang model gateway): imbalanced when max - min load > abs and max > min * rel; then least loaded. */
+  affinityBalanceAbs: number;
+  affinityBalanceRel: number;
+  /** cache-affinity: the best node's share of the prompt must exceed this to win on cache. */
+  affinityMatch: number;
+}
+
+/** SGLang model-gateway cache-aware defaults (absolute 32, relative 1.1, match 0.5) and the predicted-TTFT router's. */
+export const DEFAULT_PREFILL_TUNING: Readonly<PrefillTuning> = {
+  fetchExcessWeight: 1,
+  duplicateCopyPenalty: 2e-5,
+  affinityBalanceAbs: 32,
+  affinityBalanceRel: 1.1,
+  affinityMatch: 0.5,
+};
+
+/**
+ * The mechanics a plan can change during a run (contract v2), starting from
+ * the run's Mechanics. A routing change applies to requests routed from then
+ * on (the routers read these per request); an eviction change to the next
+ * eviction; maxConcurrent to the next switch started; maxPrefillTokens to the
+ * next batch formed. transition, pool and fetch stay fixed for the run.
+ */
+export interface Knobs {
+  prefillRouting: PrefillRouting;
+  decodeRouting: DecodeRouting;
+  eviction: Mechanics['eviction'];
+  tuning: PrefillTuning;
+  /** null: no limit. */
+  maxConcurrent: number | null;
+  /** null: each node's engine limit. */
+  maxPrefillTokens: number | null;
+}
+
+export function initialKnobs(m: Mechanics): Knobs {
+  return {
+    prefillRouting: m.prefillRouting,
+    decodeRouting: m.decodeRouting,
+    eviction: m.eviction,
+    tuning: { ...DEFAULT_PREFILL_TUNING },
+    maxConcurrent: null,
+    maxPrefillTokens: null,
+  };
+}
+
+/** Set the fields a (validated) plan gives; the others keep their setting. */
+export function applyPlanKnobs(k: Knobs, plan: Plan): void {
+  const r = plan.routing;
+  if (r) {
+    if (r.prefill !== undefined) k.prefillRouting = r.prefill;
+    if (r.decode !== undefined) k.decodeRouting = r.decode;
+    const t = k.tuning;
+    if (r.fetchExcessWeight !== undefined) t.fetchExcessWeight = r.fetchExcessWeight;
+    if (r.duplicateCopyPenalty !== undefined) t.duplicateCopyPenalty = r.duplicateCopyPenalty;
+    if (r.affinityBalanceAbs !== undefined) t.affinityBalanceAbs = r.affinityBalanceAbs;
+    if (r.affinityBalanceRel !== undefined) t.affinityBalanceRel = r.affinityBalanceRel;
+    if (r.affinityMatch !== undefined) t.affinityMatch = r.affinityMatch;
+  }
+  if (plan.eviction?.order !== undefined) k.eviction = plan.eviction.order;
+  if (plan.transitions?.maxConcurrent !== undefined) k.maxConcurrent = plan.transitions.maxConcurrent;
+  if (plan.batching?.maxPrefillTokens !== undefined) k.maxPrefillTokens = plan.batching.maxPrefillTokens;
+}
+
+/** ctx.mechanics: the settings in force. */
+export function ctxMechanics(m: Mechanics, k: Knobs): CtxMechanics {
+  return {
+    transition: m.transition,
+    pool: m.pool,
+    fetch: m.fetch,
+    routing: { prefill: k.prefillRouting, decode: k.decodeRouting, ...k.tuning },
+    eviction: { order: k.eviction },
+    transitions: { maxConcurrent: k.maxConcurrent },
+    batching: { maxPrefillTokens: k.maxPrefillTokens },
+  };
 }

@@ -1,6 +1,7 @@
 import { validatePlan } from '../policy/validate-plan.js';
 import { buildPolicyCtx, PLAN_LIMITS } from './cluster-view.js';
-import type { SimEvent } from './events.js';
+import { applyPlanKnobs, ctxMechanics } from './mechanics.js';
+import type { PlanKnobs, SimEvent } from './events.js';
 import type { PolicyCtx, PolicyHook } from './policy-hook.js';
 import type { SimState } from './sim-state.js';
 import { reconcile } from './transitions/role-switch.js';
@@ -31,12 +32,13 @@ export function consultPolicy(s: SimState, policy: PolicyHook, now: number, out:
   const roles = plan.value.roles;
   const changedNodes = s.nodes.filter((n) => n.status !== 'down' && roles[n.id] !== undefined && roles[n.id] !== s.desiredRoles[n.id]).map((n) => n.id);
   stats.plans.push({ decidedAt: now, appliesAt: now + delay, changedNodes });
-  out.push({ type: 'plan', at: now + delay, roles: [...roles], record: stats.plans.length - 1 });
+  const knobs = planKnobs(plan.value);
+  out.push({ type: 'plan', at: now + delay, roles: [...roles], record: stats.plans.length - 1, ...(knobs ? { knobs } : {}) });
 }
 
 /** A plan takes effect, unless the cluster as it is now cannot serve it (the rules of validatePlan, against the nodes up now). */
 export function onPlan(s: SimState, ev: Extract<SimEvent, { type: 'plan' }>, now: number, out: SimEvent[] = []): SimEvent[] {
-  const check = validatePlan({ roles: ev.roles }, { nodes: s.nodes.map((n) => ({ state: n.status })), limits: PLAN_LIMITS });
+  const check = validatePlan({ ...ev.knobs, roles: ev.roles }, { nodes: s.nodes.map((n) => ({ state: n.status })), limits: PLAN_LIMITS });
   if (!check.ok) {
     recordFailure(s, 'invalid-plan', check.message);
     // It never took effect: it changes no node, so no serving was stale for it.
@@ -46,9 +48,18 @@ export function onPlan(s: SimState, ev: Extract<SimEvent, { type: 'plan' }>, now
     return out;
   }
   s.policyStats.plansApplied++;
+  // Knobs first: the switches this plan starts are paced by its maxConcurrent.
+  applyPlanKnobs(s.knobs, check.plan);
+  if (s.kv.eviction !== s.knobs.eviction) s.kv.setEviction(s.knobs.eviction);
   s.desiredRoles = [...check.plan.roles];
   reconcile(s, now, out);
   return out;
+}
+
+/** The plan's v2 fields (copied: the policy's answer is not kept), or undefined when it sets none, so a v1 plan's event is as before. */
+function planKnobs(plan: PlanKnobs & { roles: unknown }): PlanKnobs | undefined {
+  const { roles: _roles, ...rest } = plan;
+  return Object.keys(rest).length > 0 ? (structuredClone(rest) as PlanKnobs) : undefined;
 }
 
 function chargePolicy(s: SimState, cpuSeconds: number, now: number): void {
@@ -68,6 +79,7 @@ export function buildCtx(s: SimState, now: number): PolicyCtx {
     now,
     seed: s.opts.seed,
     desiredRoles: s.desiredRoles,
+    mechanics: ctxMechanics(s.opts.mechanics, s.knobs),
     nodes: s.nodes,
     kv: s.kv,
     slices: s.metrics.recentSlices(now, s.opts.windowSlices ?? 10),

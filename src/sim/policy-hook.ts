@@ -1,4 +1,4 @@
-import type { Ctx } from '../policy/index.js';
+import type { Ctx, Plan } from '../policy/index.js';
 import type { Role } from './split.js';
 
 /**
@@ -9,20 +9,21 @@ import type { Role } from './split.js';
  */
 export interface PolicyHook {
   shouldReschedule(ctx: PolicyCtx): PolicyAnswer<boolean>;
-  schedule(ctx: PolicyCtx): PolicyAnswer<{ roles: Role[] }>;
+  /** The plan: roles, and (contract v2) any knobs it sets. */
+  schedule(ctx: PolicyCtx): PolicyAnswer<Plan>;
 }
 
 export type PolicyAnswer<T> =
   | { ok: true; value: T; cpuSeconds: number }
   | { ok: false; failure: { kind: string; message: string }; cpuSeconds: number };
 
-/** The read-only view of the cluster handed to a policy: the contract's ctx (src/policy, version 1). */
+/** The read-only view of the cluster handed to a policy: the contract's ctx (src/policy, version 2). */
 export type PolicyCtx = Ctx;
 
 /** A policy given as plain functions (tests, the static split). Costs nothing. */
 export function plainPolicy(fns: {
   shouldReschedule: (ctx: PolicyCtx) => boolean;
-  schedule: (ctx: PolicyCtx) => { roles: Role[] };
+  schedule: (ctx: PolicyCtx) => { roles: Role[] } & Omit<Plan, 'roles'>;
 }): PolicyHook {
   return {
     shouldReschedule: (ctx) => ({ ok: true, value: fns.shouldReschedule(ctx), cpuSeconds: 0 }),

@@ -4,7 +4,7 @@ import type { SimEvent } from './events.js';
 import type { NodeHardware } from './hardware.js';
 import type { KvDirectory } from './kv/index.js';
 import type { ClusterLearning, OnlineLearningOptions } from './learning/index.js';
-import type { Mechanics } from './mechanics.js';
+import type { Knobs, Mechanics } from './mechanics.js';
 import type { MembershipChange } from './membership.js';
 import type { MetricsRecorder, TransitionRecord } from './metrics.js';
 import type { SimNode } from './node.js';
@@ -96,6 +96,8 @@ export interface SimState {
   readonly pendingDecode: RequestState[];
   readonly prefillRouter: PrefillRouterState;
   readonly decodeRouter: DecodeRouterState;
+  /** The mechanics a plan may change (contract v2), starting from opts.mechanics. */
+  readonly knobs: Knobs;
   /** Simulated time of the event being handled. */
   now: number;
   endSeconds: number;

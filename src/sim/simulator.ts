@@ -6,6 +6,7 @@ import { createEventQueue, type SimEvent } from './events.js';
 import { KvDirectory, MAX_NODES } from './kv/index.js';
 import { ClusterLearning, givenLearningResult, type LearningResult } from './learning/index.js';
 import { beginLearning, engineFor, onLearn } from './learning-driver.js';
+import { initialKnobs } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
 import { buildCtx, onPlan } from './policy-driver.js';
@@ -82,6 +83,7 @@ export class Simulator {
       pendingDecode: [],
       prefillRouter: { sessionNode: new Map() },
       decodeRouter: { nextRoundRobin: 0 },
+      knobs: initialKnobs(opts.mechanics),
       now: 0,
       endSeconds,
       pendingWorkloadEvents: 0,

@@ -22,7 +22,8 @@ describe('Ctx and Plan schemas', () => {
       mutate(ctx);
       return CtxSchema.safeParse(ctx).success;
     };
-    expect(bad((c) => (c.version = 2))).toBe(false);
+    expect(bad((c) => (c.version = 1))).toBe(false);
+    expect(bad((c) => (c.version = 3))).toBe(false);
     expect(bad((c) => (c.extra = 1))).toBe(false);
     expect(bad((c) => (c.nodes[0].kv.extra = 1))).toBe(false);
     expect(bad((c) => (c.now = Infinity))).toBe(false);

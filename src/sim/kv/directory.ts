@@ -48,7 +48,7 @@ const SCAN_LIMIT = 4096;
  */
 export class KvDirectory {
   readonly nodeCount: number;
-  readonly eviction: EvictionOrder;
+  eviction: EvictionOrder;
   private readonly table = new BlockTable();
   private readonly copies: Copies;
   /** Past MASK_NODES nodes, residency is found through each block's copy list instead of masks. */
@@ -83,6 +83,9 @@ export class KvDirectory {
     this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
   }
+
+  /** The order of the next evictions (a plan may change it during a run); what is resident stays. */
+  setEviction = (order: EvictionOrder): void => this.tiers.setOrder((this.eviction = order) === 'refcount');
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {

@@ -36,7 +36,8 @@ export class Tiers {
     readonly nodeCount: number,
     l1: readonly number[],
     l2: readonly number[],
-    readonly refcountOrder: boolean,
+    /** Changed only through setOrder (a plan may change the eviction order during a run). */
+    public refcountOrder: boolean,
     private readonly copies: Copies,
     private readonly table: BlockTable,
     /** Without masks: the node bits of blocks on many nodes. */
@@ -192,6 +193,30 @@ export class Tiers {
     for (const x of slots) this.dropSlot(x, node, t, true);
     if (t === 0) this.counters.l1Cleared += slots.length;
     else this.counters.l2Cleared += slots.length;
+  }
+
+  /**
+   * Switch the eviction order for the next evictions. Keys (access sequence
+   * numbers) are unique, so the order within a (node, tier) stays exact:
+   * to lru, the counted queue's runs move whole into the count-zero queue
+   * (its heap of runs merges them by key); to refcount, every counted slot
+   * of the count-zero queue moves to the counted queue, keeping its key.
+   */
+  setOrder(refcount: boolean): void {
+    if (refcount === this.refcountOrder) return;
+    const i32 = this.copies.store.i32;
+    for (let nt = 0; nt < this.nodeCount * 2; nt++) {
+      const q0 = nt * 2;
+      if (!refcount) {
+        for (const run of this.queues.runsOf(q0 + 1)) this.queues.moveSegment(run[0]!, run[run.length - 1]!, run.length, q0);
+      } else {
+        for (const run of this.queues.runsOf(q0)) {
+          for (const x of run) if (i32[((x >> 1) << 4) + COUNT]! > 0) this.queues.moveSegment(x, x, 1, q0 + 1);
+        }
+      }
+      this.queues.endBatch();
+    }
+    this.refcountOrder = refcount;
   }
 
   /** True when the copy is in neither tier (detached slots are resident). */

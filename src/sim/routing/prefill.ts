@@ -1,4 +1,4 @@
-import type { PrefillRouting } from '../mechanics.js';
+import { DEFAULT_PREFILL_TUNING, type PrefillRouting, type PrefillTuning } from '../mechanics.js';
 import type { PrefillPlacement } from './prefix.js';
 import type { RequestState } from '../request-state.js';
 
@@ -16,19 +16,23 @@ export function forgetBranch(state: PrefillRouterState, branch: number): void {
 }
 
 /** SGLang model-gateway cache-aware policy thresholds (issue: absolute 32, relative 1.1, match 0.5). */
-export const CACHE_AFFINITY = { balanceAbsThreshold: 32, balanceRelThreshold: 1.1, matchThreshold: 0.5 } as const;
+export const CACHE_AFFINITY = {
+  balanceAbsThreshold: DEFAULT_PREFILL_TUNING.affinityBalanceAbs,
+  balanceRelThreshold: DEFAULT_PREFILL_TUNING.affinityBalanceRel,
+  matchThreshold: DEFAULT_PREFILL_TUNING.affinityMatch,
+} as const;
 
 /**
  * Penalty per block fetched from a peer, in seconds: the duplicate copy the
  * fetch leaves in this node's host memory costs capacity, so between two
  * otherwise equal nodes the one that already holds the prefix wins.
  */
-export const DUPLICATE_COPY_PENALTY_PER_BLOCK = 2e-5;
+export const DUPLICATE_COPY_PENALTY_PER_BLOCK = DEFAULT_PREFILL_TUNING.duplicateCopyPenalty;
 
 /**
  * Pick the prefill node for a request among placements on every node that
  * accepts prefill (non-empty). Ties go to the lowest node id, so routing is
- * deterministic.
+ * deterministic. `tuning`: the routers' weights in force (a plan may change them).
  */
 export function choosePrefill(
   routing: PrefillRouting,
@@ -36,12 +40,13 @@ export function choosePrefill(
   placements: readonly PrefillPlacement[],
   now: number,
   state: PrefillRouterState,
+  tuning: Readonly<PrefillTuning> = DEFAULT_PREFILL_TUNING,
 ): PrefillPlacement {
   switch (routing) {
     case 'predicted-ttft':
-      return argMin(placements, (p) => predictedTtft(p, now));
+      return argMin(placements, (p) => predictedTtft(p, now, tuning));
     case 'cache-affinity':
-      return cacheAffinity(rs, placements);
+      return cacheAffinity(rs, placements, tuning);
     case 'dynamo-kv':
       return argMin(placements, (p) => rs.req.blocks.length - p.gpuBlocks + p.node.activeBlocks);
     case 'even-load':
@@ -61,26 +66,26 @@ export function choosePrefill(
  * prefill times + this request's, plus the part of the fetch that exceeds the
  * expected wait, plus the duplicate-copy penalty (design section 3).
  */
-export function predictedTtft(p: PrefillPlacement, now: number): number {
+export function predictedTtft(p: PrefillPlacement, now: number, tuning: Readonly<PrefillTuning> = DEFAULT_PREFILL_TUNING): number {
   const wait = p.node.remainingBatchSeconds(now) + p.node.queuedPredictedSeconds;
   const fetchExcess = Math.max(0, p.fetchSeconds - wait);
-  return wait + p.predictedPrefill + fetchExcess + p.fetchedBlocks * DUPLICATE_COPY_PENALTY_PER_BLOCK;
+  return wait + p.predictedPrefill + fetchExcess * tuning.fetchExcessWeight + p.fetchedBlocks * tuning.duplicateCopyPenalty;
 }
 
-function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[]): PrefillPlacement {
+function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[], tuning: Readonly<PrefillTuning>): PrefillPlacement {
   let min = Infinity;
   let max = -Infinity;
   for (const p of placements) {
     min = Math.min(min, p.node.prefillLoad);
     max = Math.max(max, p.node.prefillLoad);
   }
-  const imbalanced = max - min > CACHE_AFFINITY.balanceAbsThreshold && max > min * CACHE_AFFINITY.balanceRelThreshold;
+  const imbalanced = max - min > tuning.affinityBalanceAbs && max > min * tuning.affinityBalanceRel;
   if (imbalanced) return leastLoaded(placements);
   // The gateway's tree tracks what it sent to each worker, i.e. the node's own cache.
   const best = argMin(placements, (p) => -(p.hitBlocks - p.fetchedBlocks));
   const total = rs.req.blocks.length;
   const matchRate = total > 0 ? (best.hitBlocks - best.fetchedBlocks) / total : 0;
-  return matchRate > CACHE_AFFINITY.matchThreshold ? best : leastLoaded(placements);
+  return matchRate > tuning.affinityMatch ? best : leastLoaded(placements);
 }
 
 function leastLoaded(placements: readonly PrefillPlacement[]): PrefillPlacement {

@@ -23,7 +23,7 @@ export function routePrefill(s: SimState, rs: RequestState, now: number, out: Si
   const match = s.kv.match(rs.req.blocks);
   const shared = s.opts.mechanics.pool === 'shared';
   const placements = candidates.map((n) => placementOn(n, rs, match, shared));
-  const chosen = choosePrefill(s.opts.mechanics.prefillRouting, rs, placements, now, s.prefillRouter);
+  const chosen = choosePrefill(s.knobs.prefillRouting, rs, placements, now, s.prefillRouter, s.knobs.tuning);
   const node = chosen.node;
   rs.phase = 'prefill-queue';
   rs.prefillNode = node.id;
@@ -53,7 +53,8 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
   if (node.prefillRunning.length > 0 || !node.servesPrefill || node.status !== 'active') return;
   const atStart = s.opts.mechanics.fetch === 'at-start';
   const batch: RequestState[] = [];
-  let budget = node.hw.maxPrefillBatchTokens;
+  const limit = prefillTokenLimit(s, node);
+  let budget = limit;
   for (let i = 0; i < node.prefillQueue.length; ) {
     const rs = node.prefillQueue[i]!;
     const ready = atStart || rs.fetchReadyAt <= now;
@@ -79,7 +80,7 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
   const work = batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) }));
   // A prompt longer than the iteration budget runs alone as chunked prefill, one iteration per chunk.
   let compute = 0;
-  for (const iteration of prefillIterations(work, node.hw.maxPrefillBatchTokens)) {
+  for (const iteration of prefillIterations(work, limit)) {
     const seconds = node.hw.truth.prefillTime(iteration);
     compute += seconds;
     s.learning?.prefill(node.hw, now, iteration, seconds);
@@ -88,6 +89,12 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
   node.prefillBusyUntil = now + fetchWait + compute;
   if (scoredPeriod(s, now)) s.prefillComputeSeconds += compute;
   out.push({ type: 'prefill-done', at: node.prefillBusyUntil, node: node.id, generation: node.generation });
+}
+
+/** The token budget of one prefill batch and iteration: the plan's (batching.maxPrefillTokens), capped by the engine's. */
+function prefillTokenLimit(s: SimState, node: SimNode): number {
+  const k = s.knobs.maxPrefillTokens;
+  return k === null ? node.hw.maxPrefillBatchTokens : Math.min(k, node.hw.maxPrefillBatchTokens);
 }
 
 /** An async fetch ended: the node may now start a batch with the request. */

@@ -15,13 +15,27 @@ import { moveQueuedPrefills, reprefillPendingDecodes, routePrefill, tryStartPref
  * moves to nodes of the same phase, what runs finishes in place.
  */
 
-/** Start a switch on every serving node whose role differs from the desired one. */
+/**
+ * Start a switch on every serving node whose role differs from the desired
+ * one; with transitions.maxConcurrent set, only while fewer nodes than that
+ * are switching or restarting, in node order (the plan's order): the others
+ * start when one finishes (finishTransition reconciles again).
+ */
 export function reconcile(s: SimState, now: number, out: SimEvent[]): void {
+  const cap = s.knobs.maxConcurrent;
   // Role changes wait for the end of the learning phase (every node serves both phases until then).
   for (const node of s.collocating ? [] : s.nodes) {
+    // Counted afresh: a switch that drains at once finishes and reconciles within startSwitch.
+    if (cap !== null && switchingCount(s) >= cap) break;
     if (node.status === 'active' && node.role !== s.desiredRoles[node.id]) startSwitch(s, node, s.desiredRoles[node.id]!, now, out);
   }
   s.metrics.split(now, currentSplit(s));
+}
+
+function switchingCount(s: SimState): number {
+  let busy = 0;
+  for (const n of s.nodes) if (n.status === 'switching' || n.status === 'restarting') busy++;
+  return busy;
 }
 
 function startSwitch(s: SimState, node: SimNode, to: Role, now: number, out: SimEvent[]): void {
