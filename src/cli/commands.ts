@@ -10,6 +10,7 @@ import { registerServeCommand } from './serve.js';
 import { registerCalibrateCommand } from './calibrate.js';
 import { registerSuiteCommands } from './suite.js';
 import { registerReportCommand } from './report.js';
+import { registerWorkerCommand } from './worker.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -23,4 +24,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerCalibrateCommand(program, io);
   registerSuiteCommands(program, io);
   registerReportCommand(program, io);
+  registerWorkerCommand(program, io);
 }

@@ -12,6 +12,7 @@ import { renderTable } from './table.js';
 import { scenarioConfig, scenarioRefs, scenarioRunPlan } from './evolve-scenario.js';
 import { seedListOption } from './evolve-options.js';
 import { SCENARIO_HELP } from './scenario-option.js';
+import { queueBackend } from './evolve-queue.js';
 
 interface EvolveFlags {
   workload: string;
@@ -52,6 +53,8 @@ interface EvolveFlags {
   validateTop: number;
   reference?: string;
   tuneReplays: number;
+  queue?: string;
+  queueTimeout: number;
   resume: boolean;
   json: boolean;
 }
@@ -98,6 +101,8 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--llm-timeout-ms <ms>', 'llm mutator: request timeout', intOption('--llm-timeout-ms', 1, 3_600_000))
     .option('--llm-retries <n>', 'llm mutator: retries of a failed request', intOption('--llm-retries', 0, 100))
     .option('--prompts <dir>', 'llm mutator: folder of prompt templates overriding the shipped ones')
+    .option('--queue <redis://HOST:PORT/NAME>', 'send candidates as BullMQ jobs to `autopoiesis worker` processes instead of the local pool (docs/distributed.md)')
+    .option('--queue-timeout <s>', 'with --queue: fail (exit 1) when no worker has been connected this long while candidates wait', floatOption('--queue-timeout', 1), 300)
     .option('--resume', 'continue the latest run in --db from its last committed iteration', false)
     .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct, validation?, archive}', false)
     .action(async (flags: EvolveFlags, command: Command) => {
@@ -111,16 +116,22 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
         : configFrom(flags, onScenario?.fields);
       // A scenario's snapshots carry what the config's strings cannot (membership, open loop, bursts).
       const plan = onScenario?.plan ?? (config.scenario ? scenarioRunPlan(config) : undefined);
-      const run = await EvolutionRun.open(config, db, flags.resume, { plan });
+      const queue = flags.queue ? queueBackend(flags.queue, flags.queueTimeout, io) : undefined;
+      const run = await EvolutionRun.open(config, db, flags.resume, { plan, backend: queue?.backend });
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
       const bar = progressBar(io, 'evolve', config.iterations);
+      const line = { done: 0, text: '' };
+      const draw = () => bar.update(line.done, line.text + (queue?.note() ?? ''));
+      if (queue) queue.onChange = draw;
       try {
         const summary = await run.run({
           signal: controller.signal,
-          onIteration: (p) =>
-            bar.update(p.iteration, `it ${p.iteration}/${p.iterations} best ${p.bestFitness?.toFixed(2) ?? '-'} s, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min, ${p.failed} failed`),
+          onIteration: (p) => {
+            Object.assign(line, { done: p.iteration, text: `it ${p.iteration}/${p.iterations} best ${p.bestFitness?.toFixed(2) ?? '-'} s, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min, ${p.failed} failed` });
+            draw();
+          },
         });
         bar.finish();
         io.out(flags.json ? JSON.stringify({ ...summary, db }) + '\n' : formatSummary(summary, db));

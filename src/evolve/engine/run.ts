@@ -3,7 +3,7 @@ import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator, Tuner } from '../mutators/index.js';
-import { EvaluatorPool } from '../pool/index.js';
+import { EvaluatorPool, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
@@ -34,7 +34,12 @@ export interface OpenOptions {
   snapshot?: Snapshot;
   /** Every training and validation snapshot, built by the caller (scenarios); overrides `snapshot`. */
   plan?: SnapshotPlan;
+  /** Where candidates are evaluated (default: a local EvaluatorPool; e.g. a QueueEvaluator, src/evolve/queue). */
+  backend?: (setup: WorkerSetup & { threads?: number }) => Promise<EvaluationBackend>;
 }
+
+/** What the run evaluates with: EvaluatorPool's interface. */
+export type EvaluationBackend = Pick<EvaluatorPool, 'threads' | 'evaluate' | 'tune' | 'close'>;
 
 /**
  * One offline evolution run over one snapshot, or several (scenarios,
@@ -54,7 +59,7 @@ export class EvolutionRun {
     readonly runId: number,
     private readonly config: EvolveConfig,
     private readonly store: LineageStore,
-    private readonly pool: EvaluatorPool,
+    private readonly pool: EvaluationBackend,
     scorer: CandidateScorer,
     mutator: Mutator,
     islands: IslandSet,
@@ -79,14 +84,15 @@ export class EvolutionRun {
     const plan = options.plan ?? (options.snapshot && config.windows === 1 && config.validateSeeds.length === 0 ? { train: [options.snapshot], validation: [] } : stringsPlan(config));
     const normalised = plan.train.length > 1 || plan.validation.length > 0;
     const reference = normalised ? referencePolicy(config) : undefined;
-    const pool = new EvaluatorPool({
+    const setup = {
       snapshot: plan.train[0]!,
       moreSnapshots: [...plan.train.slice(1), ...plan.validation],
       schedCost,
       sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
       wallLimitMs: config.candidateWallMs,
       threads: config.threads,
-    });
+    };
+    const pool = options.backend ? await options.backend(setup) : new EvaluatorPool(setup);
     let store: LineageStore | undefined;
     try {
       const all = [...plan.train, ...plan.validation];
@@ -196,7 +202,7 @@ export class EvolutionRun {
 }
 
 /** The reference policy's T_total on every snapshot; it must run cleanly on each (it is what fitness is relative to). */
-async function referenceTotals(pool: EvaluatorPool, reference: { file: string; code: string }, snapshots: readonly Snapshot[]): Promise<number[]> {
+async function referenceTotals(pool: EvaluationBackend, reference: { file: string; code: string }, snapshots: readonly Snapshot[]): Promise<number[]> {
   const outcomes = await Promise.all(snapshots.map((_, i) => pool.evaluate({ candidateId: 0, name: 'reference', code: reference.code, snapshot: i })));
   return outcomes.map((o, i) => {
     const label = snapshotLabel(snapshots[i]!);
