@@ -9,7 +9,20 @@ import { L2_MASK, type BlockTable } from './block-table.js';
  * (+1, 0 = none) sits in the block table's L2_MASK field, unused without
  * masks. A row lives while the block has copies.
  */
+/** Small-holder entries per block: a count (or OVERFLOW), then up to SMALL entries of node << 2 | tier bits. */
+const SMALL = 7;
+export const SMALL_STRIDE = 8;
+export const OVERFLOW = -1;
+
 export class HolderRows {
+  /**
+   * Per block, its resident holders while it has at most SMALL of them, read
+   * in one cache line instead of following the copy list from record to
+   * record. Past SMALL the block is marked OVERFLOW until its last copy dies
+   * (its list, or its row, is read instead).
+   */
+  small: Int32Array = new Int32Array(SMALL_STRIDE * 4096);
+
   /** Int32 words per tier in a row. */
   readonly words: number;
   /** Rows of 2 * words: L1 bits, then L2 bits. */
@@ -47,21 +60,54 @@ export class HolderRows {
     return o;
   }
 
-  /** The block's last copy died: its row is free again. */
+  /** The block's last copy died: its row is free again, and its small-holder entries restart empty. */
   release(block: number): void {
+    if (block * SMALL_STRIDE < this.small.length) this.small[block * SMALL_STRIDE] = 0;
     const o = this.rowOf(block);
     if (o < 0) return;
     this.table.data[(block << 2) + L2_MASK] = 0;
     this.freeRows.push(o / (this.words * 2));
   }
 
-  /** Residency of the block's copy on `node` in tier t (0 = L1) changed; no-op without a row. */
+  /** Residency of the block's copy on `node` in tier t (0 = L1) changed. */
   set(block: number, node: number, t: number, resident: boolean): void {
+    this.setSmall(block, node, t, resident);
     const o = this.rowOf(block);
     if (o < 0) return;
     const w = o + t * this.words + (node >>> 5);
     if (resident) this.bits[w]! |= 1 << (node & 31);
     else this.bits[w]! &= ~(1 << (node & 31));
+  }
+
+  private setSmall(block: number, node: number, t: number, resident: boolean): void {
+    const at = block * SMALL_STRIDE;
+    if (at >= this.small.length) {
+      if (!resident) return;
+      const next = new Int32Array(Math.max(at + SMALL_STRIDE, Math.ceil(this.small.length * 1.25)));
+      next.set(this.small);
+      this.small = next;
+    }
+    const small = this.small;
+    const n = small[at]!;
+    if (n === OVERFLOW) return;
+    const bit = 1 << t;
+    for (let k = 1; k <= n; k++) {
+      const e = small[at + k]!;
+      if (e >> 2 !== node) continue;
+      const bits = resident ? e | bit : e & ~bit;
+      if ((bits & 3) !== 0) small[at + k] = bits;
+      else {
+        small[at + k] = small[at + n]!;
+        small[at] = n - 1;
+      }
+      return;
+    }
+    if (!resident) return;
+    if (n === SMALL) small[at] = OVERFLOW;
+    else {
+      small[at + n + 1] = (node << 2) | bit;
+      small[at] = n + 1;
+    }
   }
 
   get liveRows(): number {

@@ -3,7 +3,7 @@ import { COPY_LIST, L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase, type CopyStore } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
-import type { HolderRows } from './holder-rows.js';
+import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
 import type { Tiers } from './tiers.js';
 
 /** The directory's internals, as the consistency check sees them. */
@@ -132,6 +132,19 @@ function checkRows(table: BlockTable, store: CopyStore, rows: HolderRows): strin
       for (let t = 0; t < 2; t++) if (i32[slotBase(c * 2 + t) + QUEUE] !== -1) want[t * rows.words + (node >>> 5)]! |= 1 << (node & 31);
     }
     for (let w = 0; w < want.length; w++) if (rows.bits[row + w] !== want[w]) return `block ${b}: node bit row wrong at word ${w}`;
+  }
+  for (let b = 0; b * SMALL_STRIDE < rows.small.length; b++) {
+    const at = b * SMALL_STRIDE;
+    const n = rows.small[at]!;
+    if (n === OVERFLOW) continue;
+    const want: number[] = [];
+    for (let c = b < table.size ? table.data[(b << 2) + COPY_LIST]! - 1 : -1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
+      let bits = 0;
+      for (let t = 0; t < 2; t++) if (i32[slotBase(c * 2 + t) + QUEUE] !== -1) bits |= 1 << t;
+      if (bits) want.push((i32[(c << 4) + NODE]! << 2) | bits);
+    }
+    const got = Array.from(rows.small.subarray(at + 1, at + 1 + n));
+    if (n < 0 || n > SMALL_STRIDE - 1 || want.sort().join() !== got.sort().join()) return `block ${b}: small-holder entries [${got}] but resident [${want}]`;
   }
   return withRow === rows.liveRows ? null : `${rows.liveRows} rows in use, ${withRow} blocks have one`;
 }

@@ -1,13 +1,13 @@
 import type { GrowableBitmap } from './bitmap.js';
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { BLOCK_NEXT, NODE, NOT_RESIDENT, type CopyStore } from './copy-store.js';
-import type { HolderRows } from './holder-rows.js';
+import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
 import { NodeSet } from './node-set.js';
 import type { MatchArrays } from './match.js';
 import type { PrefixMatch } from './types.js';
 
-/** A block listed on more nodes than this gets a row of node bits (holder-rows.ts). */
-const ROW_AT = 64;
+/** A block listed on more nodes than this gets a row of node bits (holder-rows.ts): past a few copies, a word per 32 nodes beats a step per copy. */
+const ROW_AT = 16;
 
 /**
  * Prefix matching past 31 nodes, where residency has no per-block mask: the
@@ -65,7 +65,22 @@ export class SparseMatcher {
       let nLocal = 0;
       let minL1 = nodeCount;
       let minL2 = nodeCount;
-      if (row < 0) {
+      const small = rows.small;
+      const at = b * SMALL_STRIDE;
+      const few = row < 0 && at < small.length ? small[at]! : OVERFLOW;
+      if (few !== OVERFLOW) {
+        // A few resident holders, listed in the block's own entries.
+        for (let k = 1; k <= few; k++) {
+          const e = small[at + k]!;
+          const node = e >> 2;
+          if ((e & 1) !== 0) {
+            holdGpu[nGpu++] = node;
+            if (node < minL1) minL1 = node;
+          }
+          holdLocal[nLocal++] = node;
+          if ((e & 2) !== 0 && node < minL2) minL2 = node;
+        }
+      } else if (row < 0) {
         const i32 = store.i32;
         for (let c = table.data[(b << 2) + COPY_LIST]! - 1; c >= 0; c = i32[(c << 4) + BLOCK_NEXT]!) {
           const o = c << 4;

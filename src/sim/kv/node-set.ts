@@ -1,5 +1,5 @@
 /** Below this many members, a set is a list; above it, a row of node bits. */
-const LIST_AT = 64;
+const LIST_AT = 32;
 
 /**
  * The nodes whose prefix is still unbroken during a sparse match
