@@ -4,7 +4,7 @@ import { sampleCtx, type Ctx, type KindModel, type Role, type Slice } from '../.
 
 export const SEEDS_DIR = fileURLToPath(new URL('../../seeds/', import.meta.url));
 
-export const SEED_NAMES = ['arrow-like', 'dynamo-like', 'evolving-infra', 'greedy', 'lookahead', 'static-4p5d'] as const;
+export const SEED_NAMES = ['affinity-switch', 'arrow-like', 'dynamo-like', 'evolving-infra', 'greedy', 'lookahead', 'paced-restart', 'static-4p5d'] as const;
 export type SeedName = (typeof SEED_NAMES)[number];
 
 export function seedFiles(): string[] {

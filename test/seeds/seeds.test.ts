@@ -53,7 +53,7 @@ function code(source: string): string {
 }
 
 describe('seed files', () => {
-  it('are the six seeds, one plain-JS file each', () => {
+  it('are the eight seeds, one plain-JS file each', () => {
     expect(seedFiles()).toEqual(SEED_NAMES.map((n) => `${n}.js`));
   });
 
