@@ -15,7 +15,7 @@ export function queueBackend(url: string, timeoutS: number, io: CliIO): { backen
   const onStatus = (s: QueueStatus) => {
     status = s;
     // Off a terminal there is no progress line: say once that the run waits for a worker.
-    if (!io.errIsTTY && s.waitingMs > 0 && !warned) {
+    if (!io.errIsTTY && s.waitingMs > 0 && s.workers === 0 && !warned) {
       warned = true;
       io.err(`evolve: no worker connected to ${describeAddress(address)}; waiting up to ${timeoutS} s (--queue-timeout)\n`);
     }

@@ -65,8 +65,8 @@ export class QueueEvaluator {
   ) {
     this.threads = options.threads;
     ({ sha: this.sha, bytes: this.bytes } = encodeSetup(setup));
-    this.events.on('completed', ({ jobId }) => void this.check(jobId));
-    this.events.on('failed', ({ jobId }) => void this.check(jobId));
+    this.events.on('completed', ({ jobId }) => this.checkLater(jobId));
+    this.events.on('failed', ({ jobId }) => this.checkLater(jobId));
     // Errors are connection losses: ioredis reconnects by itself and the sweep catches up.
     this.events.on('error', () => undefined);
     this.queue.on('error', () => undefined);
@@ -81,6 +81,8 @@ export class QueueEvaluator {
     const evaluator = new QueueEvaluator(queue as Queue, events, options, setup);
     await events.waitUntilReady();
     await evaluator.upload();
+    // The first look at the workers before any job waits: a run never starts by saying none is there when some are.
+    await evaluator.sweep();
     return evaluator;
   }
 
@@ -117,7 +119,7 @@ export class QueueEvaluator {
       if (known) return known.waiters.push({ resolve, reject });
       this.pending.set(id, { task, waiters: [{ resolve, reject }] });
       // An answered job of the same content (a resumed run) is taken as it is; check() settles it.
-      void this.add(id, task).then(() => this.check(id), () => undefined);
+      void this.add(id, task).then(() => this.check(id)).catch(() => undefined);
     });
   }
 
@@ -135,18 +137,24 @@ export class QueueEvaluator {
   private async check(id: string): Promise<void> {
     const entry = this.pending.get(id);
     if (!entry || this.closed) return;
-    const job = await Job.fromId(this.queue, id);
-    if (!job) {
+    // The state first: a job read before it finished would have no answer yet though its state says completed.
+    const state = await this.queue.getJobState(id);
+    if (state === 'unknown') {
       // Lost with a Redis restart (no persistence): the setup may be gone too.
       await this.upload();
       await this.add(id, entry.task);
       return;
     }
-    const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed') return;
+    const job = await Job.fromId(this.queue, id);
+    if (!job) return;
     if (state === 'completed') this.settle(id, decodeAnswer(job.returnvalue as string));
-    else if (state === 'failed') {
-      this.settle(id, { ok: false, kind: 'crash', message: `queue job failed after ${job.attemptsMade} attempts: ${job.failedReason}`, wallMs: 0 });
-    }
+    else this.settle(id, { ok: false, kind: 'crash', message: `queue job failed after ${job.attemptsMade} attempts: ${job.failedReason}`, wallMs: 0 });
+  }
+
+  /** From an event: a failed look (Redis going away) is left to the next sweep. */
+  private checkLater(id: string): void {
+    this.check(id).catch(() => undefined);
   }
 
   private settle(id: string, answer: JobAnswer | CrashAnswer): void {
@@ -165,19 +173,19 @@ export class QueueEvaluator {
     const waitingMs = now - this.lastWorkerSeen;
     this.options.onStatus?.({ workers: this.workers, pending: this.pending.size, waitingMs });
     if (waitingMs > this.options.timeoutMs) return this.fail(waitingMs);
-    if (this.sweepStarted === null) {
-      this.sweepStarted = now;
-      void this.sweep().finally(() => (this.sweepStarted = null));
-    }
+    if (this.sweepStarted === null) void this.sweep();
   }
 
   private async sweep(): Promise<void> {
+    this.sweepStarted = Date.now();
     try {
       // A reconnect after a restart re-creates nothing by itself: the events resume, the jobs are checked.
       this.workers = (await this.queue.getWorkers()).length;
       for (const id of [...this.pending.keys()]) await this.check(id);
     } catch {
       this.workers = null;
+    } finally {
+      this.sweepStarted = null;
     }
   }
 

@@ -1,5 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import { EvaluatorPool } from '../pool/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { encodeAnswer, getSetup, type JobData } from './payload.js';
@@ -38,6 +39,8 @@ export class QueueWorker {
       // A job whose worker dies twice is failed (to the coordinator: a crash), not handed round for ever.
       maxStalledCount: 2,
       autorun: false,
+      // Shown by getWorkers and kept on each job (processedBy): which machine and process evaluated it.
+      name: `${hostname()}:${process.pid}`,
     });
     this.worker.on('error', () => undefined);
   }
