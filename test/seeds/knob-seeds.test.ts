@@ -73,3 +73,32 @@ describe('paced-restart', () => {
     expect(answer(load('paced-restart'), ctx)).toBeNull();
   });
 });
+
+describe('the structural mutator on knob values', () => {
+  it('moves a knob value of a v2 seed to a sibling value of the same knob', async () => {
+    const { swapKnobValue, knobValueSites } = await import('../../src/evolve/mutators/structural/swap-knob-value.js');
+    const { parsePolicy } = await import('../../src/evolve/mutators/policy-shape.js');
+    const { Rng } = await import('../../src/common/rng.js');
+    const code = seedSource('affinity-switch');
+    const program = parsePolicy(code);
+    const sites = knobValueSites({ program });
+    expect(sites.map((s) => s.value).sort()).toEqual(['cache-affinity', 'cache-affinity', 'predicted-ttft']);
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 40; seed++) {
+      const edit = swapKnobValue.apply({ code, program, inspirations: [] }, new Rng(seed))!;
+      const m = /^swap knob value '([a-z-]+)' -> '([a-z-]+)' /.exec(edit.description)!;
+      expect(m, edit.description).not.toBeNull();
+      expect(m[2]).not.toBe(m[1]);
+      expect(['predicted-ttft', 'cache-affinity', 'dynamo-kv', 'even-load', 'session']).toContain(m[2]);
+      expect(edit.code).toContain(`'${m[2]}'`);
+      seen.add(m[2]!);
+    }
+    expect(seen.size).toBeGreaterThan(2);
+  });
+
+  it('finds nothing to swap in a v1 seed, whose mutations are then as before', async () => {
+    const { knobValueSites } = await import('../../src/evolve/mutators/structural/swap-knob-value.js');
+    const { parsePolicy } = await import('../../src/evolve/mutators/policy-shape.js');
+    for (const name of ['evolving-infra', 'greedy', 'paced-restart'] as const) expect(knobValueSites({ program: parsePolicy(seedSource(name)) })).toEqual([]);
+  });
+});

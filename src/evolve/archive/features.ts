@@ -68,6 +68,15 @@ export type FeatureSpaceConfig = z.output<typeof FeatureSpaceSchema>;
  * - nodesSwitchedPerReschedule, key `s`: edges [0.01, 1.01, 2.01, 4.01] give
  *   0 (never switches) | up to 1 | up to 2 | up to 4 | more than 4 nodes per
  *   reschedule: small steps versus sweeping re-splits.
+ *
+ * Knob use (contract v2: plans that set routing, eviction, pacing or
+ * batching) is not an axis yet, on purpose: the features come from the
+ * evaluator's run (src/evaluate), which does not count knob plans yet, and a
+ * fourth axis changes every cell name, so archives checkpointed on this grid
+ * would no longer restore (isCell). A policy's knob use does show in its
+ * behaviour on the three axes (a router change is a reschedule that switches
+ * no node: the `s` axis). Adding it: a `knobPlanShare` feature from the
+ * evaluator, edges [0.01, 0.5], opt-in through the feature-space config.
  */
 export const DEFAULT_FEATURE_BINS: FeatureSpaceConfig = deepFreeze(
   parseOrThrow(FeatureSpaceSchema, {

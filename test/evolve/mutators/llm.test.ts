@@ -106,7 +106,7 @@ describe('llm mutator against a stub OpenAI-compatible server', () => {
     const [system, user] = stub.messages(0);
     expect(system!.role).toBe('system');
     expect(system!.content).toContain('T_total = sum over intervals of ( t_sched + t_stale + t_reconfig + t_serve )');
-    expect(system!.content).toContain('# Writing a serving policy (contract version 1)');
+    expect(system!.content).toContain('# Writing a serving policy (contract version 2)');
     expect(system!.content).toContain('<<<<<<< SEARCH');
     expect(user!.role).toBe('user');
     expect(user!.content).toContain('candidate #41, fitness 949.5 s');

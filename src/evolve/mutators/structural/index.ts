@@ -9,9 +9,15 @@ import { flipComparison } from './flip-comparison.js';
 import { perturbLiteral } from './perturb-literal.js';
 import { shiftComparison } from './shift-comparison.js';
 import { swapFunction } from './swap-function.js';
+import { knobValueSites, swapKnobValue } from './swap-knob-value.js';
 
 /** In the order the rng indexes them: changing it changes which edit a seed gives. */
 const EDIT_KINDS: readonly EditKind[] = [perturbLiteral, shiftComparison, flipComparison, swapFunction, dropStatement, duplicateStatement];
+/**
+ * Drawn only when the code names a knob value (contract v2), so code without
+ * one is mutated exactly as before the kind existed (same rng, same edit).
+ */
+const KNOB_KINDS: readonly EditKind[] = [swapKnobValue];
 
 /** Edits a rejected result may be retried with before the mutation gives up. */
 const SPARE_ATTEMPTS = 8;
@@ -54,6 +60,11 @@ function mutateSource(input: MutationInput, wanted: number): { code: string; edi
       rejected = `${edit.description}: result ${check.message}`;
       continue;
     }
+    // An edit that undoes the earlier ones (> to >= and back) is no step: try another.
+    if (edit.code === input.parent.code) {
+      rejected = `${edit.description}: undoes the earlier edits`;
+      continue;
+    }
     context = { ...context, code: edit.code, program: check.program };
     descriptions.push(edit.description);
   }
@@ -68,7 +79,7 @@ function mutateSource(input: MutationInput, wanted: number): { code: string; edi
 
 /** Draw edit kinds by weight until one applies: a kind with no site in this code is not drawn again. */
 function applyOneEdit(context: EditContext, rng: Rng): { code: string; description: string } | null {
-  const left = [...EDIT_KINDS];
+  const left = knobValueSites(context).length > 0 ? [...EDIT_KINDS, ...KNOB_KINDS] : [...EDIT_KINDS];
   while (left.length > 0) {
     const kind = pickWeighted(left, rng);
     const edit = kind.apply(context, rng);
