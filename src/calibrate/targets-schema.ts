@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NODES } from '../sim/index.js';
 
 /**
  * The calibration targets file (evaluator/calibration/targets.json): the
@@ -103,7 +104,7 @@ export const TargetsSchema = z
     source: z.string().min(1),
     setup: z.strictObject({
       ...comment,
-      nodes: z.number().int().min(2).max(31),
+      nodes: z.number().int().min(2).max(MAX_NODES),
       nodeKind: z.string().min(1),
       warmupMinutes: z.number().min(0),
       scoredMinutes: z.number().positive(),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfig, type EvolveSummary } from '../evolve/engine/index.js';
 import { DEFAULT_OFFLINE_MIX } from '../evolve/mutators/index.js';
 import { openLineageStore } from '../store/index.js';
+import { MAX_NODES } from '../sim/index.js';
 import { parseOrThrow } from '../common/validate.js';
 import { packageRoot } from '../common/package-root.js';
 import type { CliIO } from './io.js';
@@ -74,7 +75,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)
     .option('--warmup-min <m>', 'warm-up minutes before the window', floatOption('--warmup-min', 0), 2)
-    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
+    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, MAX_NODES), 9)
     .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node', 'gb300')
     .option('--split <nPmD>', 'split at the start of the window', '4P5D')
     .option('--mechanics <preset[,key=value...]>', 'data-plane mechanics of the replays', 'evolving-infra')

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { membershipChangeSchema } from '../scenario/index.js';
 import { burstSchema } from '../workload/index.js';
+import { MAX_NODES } from '../sim/index.js';
 
 /**
  * What `serve` needs besides the control plane's own settings: the served
@@ -18,7 +19,7 @@ export const ServeSettingsSchema = z.strictObject({
   membership: z.array(membershipChangeSchema).default([]),
   /** The scenario served, when `--scenario` was given (name or absolute path, and its content hash). */
   scenario: z.strictObject({ ref: z.string().min(1), contentHash: z.string().min(1) }).optional(),
-  nodes: z.number().int().min(2).max(31).default(9),
+  nodes: z.number().int().min(2).max(MAX_NODES).default(9),
   nodeKinds: z.string().min(1).default('gb300'),
   split: z.string().min(1).default('4P5D'),
   mechanics: z.string().min(1).default('evolving-infra'),

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { parseOrThrow } from '../common/validate.js';
-import { expandNodeKinds } from '../sim/index.js';
+import { expandNodeKinds, MAX_NODES } from '../sim/index.js';
 import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
 import { readPolicyFile } from './policy-file.js';
@@ -53,7 +53,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option(SCENARIO_FLAGS, `${SCENARIO_HELP} (served for its warm-up + scored minutes unless --duration-min)`)
     .option('--workload <preset|trace.jsonl>', 'workload preset (cc, putnam, osworld, shifting) or trace file (required unless --scenario or --resume)')
     .option('--agents <n>', "closed-loop concurrent agents (default: the preset's)", intOption('--agents', 1, 100_000))
-    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, 31), 9)
+    .option('--nodes <n>', 'nodes in the cluster', intOption('--nodes', 2, MAX_NODES), 9)
     .option('--node-kind <kind[,kind...]>', 'node kind for all nodes, or one per node', 'gb300')
     .option('--split <nPmD>', 'split at the start', '4P5D')
     .option('--mechanics <preset[,key=value...]>', 'data-plane mechanics', 'evolving-infra')

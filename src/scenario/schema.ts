@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { burstSchema } from '../workload/index.js';
+import { MAX_NODES } from '../sim/index.js';
 
 /**
  * The contract of a scenario file (evaluator/scenarios/<name>.json): every
@@ -33,7 +34,7 @@ const workloadSchema = z
   });
 
 const clusterSchema = z.strictObject({
-  nodes: z.number().int().min(2).max(31),
+  nodes: z.number().int().min(2).max(MAX_NODES),
   /** One node kind for every node, or one per node (gb300, gb200, h200, or a profile .json). */
   kinds: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('gb300'),
 });

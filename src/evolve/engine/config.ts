@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NODES } from '../../evaluate/index.js';
 
 /**
  * An offline evolution run, as `autopoiesis evolve` takes it. Stored with
@@ -20,7 +21,7 @@ export const EvolveConfigSchema = z.strictObject({
   agents: z.number().int().positive().optional(),
   windowMinutes: z.number().positive().default(10),
   warmupMinutes: z.number().min(0).default(2),
-  nodes: z.number().int().min(2).max(31).default(9),
+  nodes: z.number().int().min(2).max(MAX_NODES).default(9),
   /** One node kind for all nodes, or one per node, comma-separated. */
   nodeKinds: z.string().min(1).default('gb300'),
   split: z.string().default('4P5D'),
