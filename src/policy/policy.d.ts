@@ -124,6 +124,10 @@ export interface Slice {
   e2eP95: number | null;
   /** Share of prompt tokens served from cache, 0..1. */
   kvHitRate: number | null;
+  /** v2: share (0..1) of the ideal hits (prompt tokens an earlier request produced) that the slice's completions recomputed; null if none. */
+  lostKvReuse: number | null;
+  /** v2: time-averaged share (0..1) of resident KV blocks no active branch counts (reusable only by luck); null under lru eviction. */
+  kvUnreferencedShare: number | null;
 }
 
 /** The engine's fitted iteration-time model of one node kind. */

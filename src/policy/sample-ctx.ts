@@ -84,6 +84,9 @@ export function sampleCtx(options: SampleCtxOptions = {}): Ctx {
           e2eP50: rng.uniform(8, 15),
           e2eP95: rng.uniform(25, 60),
           kvHitRate: rng.uniform(0.8, 0.95),
+          // Drawn without the rng, so every other figure stays as in contract v1.
+          lostKvReuse: 0.02 + 0.001 * i,
+          kvUnreferencedShare: 0.6,
         };
       }),
     },

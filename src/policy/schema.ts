@@ -77,6 +77,10 @@ export const SliceSchema = z.strictObject({
   e2eP95: sampled,
   /** Share of prompt tokens served from cache, 0..1. */
   kvHitRate: z.number().min(0).max(1).nullable(),
+  /** v2: share of the ideal hits (prompt tokens an earlier request produced) that were recomputed, completions of the slice, 0..1. */
+  lostKvReuse: z.number().min(0).max(1).nullable(),
+  /** v2: time-averaged share of the cluster's resident KV blocks that no active branch counts, 0..1; null under lru eviction (not tracked). */
+  kvUnreferencedShare: z.number().min(0).max(1).nullable(),
 });
 export type Slice = z.infer<typeof SliceSchema>;
 

@@ -1,5 +1,5 @@
 import type { KvDirectory } from './kv/index.js';
-import type { SliceMetrics, TransitionRecord } from './metrics.js';
+import type { SliceKv, SliceMetrics, TransitionRecord } from './metrics.js';
 import type { SimNode } from './node.js';
 import type { PolicyCtx } from './policy-hook.js';
 import { BLOCK_TOKENS } from './request-state.js';
@@ -15,6 +15,8 @@ export interface CtxInputs {
   nodes: readonly SimNode[];
   kv: KvDirectory;
   slices: readonly SliceMetrics[];
+  /** The KV figures of each of `slices` (contract v2). */
+  sliceKv: readonly SliceKv[];
   sliceSeconds: number;
   model: PolicyCtx['model'];
   transitions: readonly TransitionRecord[];
@@ -53,7 +55,7 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
     })),
     window: {
       sliceSeconds: i.sliceSeconds,
-      slices: i.slices.map((s) => ({
+      slices: i.slices.map((s, k) => ({
         start: s.start,
         end: s.end,
         arrivals: s.arrivals,
@@ -70,6 +72,8 @@ export function buildPolicyCtx(i: CtxInputs): PolicyCtx {
         e2eP50: measured(s, s.e2eP50),
         e2eP95: measured(s, s.e2eP95),
         kvHitRate: measured(s, s.kvHitRate),
+        lostKvReuse: i.sliceKv[k]?.lostKvReuse ?? null,
+        kvUnreferencedShare: i.sliceKv[k]?.kvUnreferencedShare ?? null,
       })),
     },
     model: i.model,

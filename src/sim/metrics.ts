@@ -69,6 +69,16 @@ interface SliceAccumulator {
   decodeQueueSum: number;
   samples: number;
   split: string;
+  /** Ideal prompt hits (tokens an earlier request produced) of the completions; KV samples at monitoring steps. */
+  ideal: number;
+  unrefSum: number;
+  unrefSamples: number;
+}
+
+/** Per slice, for ctx (contract v2): lost KV reuse of its completions and the time-averaged share of KV at count 0 (null: not measured). */
+export interface SliceKv {
+  lostKvReuse: number | null;
+  kvUnreferencedShare: number | null;
 }
 
 /**
@@ -116,7 +126,7 @@ export class MetricsRecorder {
     const i = Math.max(0, Math.floor(t / this.sliceSeconds));
     while (this.slices.length <= i) {
       const prev = this.slices[this.slices.length - 1];
-      this.slices.push({ arrivals: 0, completions: 0, ttft: [], e2e: [], summary: null, uncached: 0, cached: 0, output: 0, input: 0, prefillQueueSum: 0, decodeQueueSum: 0, samples: 0, split: prev?.split ?? '' });
+      this.slices.push({ arrivals: 0, completions: 0, ttft: [], e2e: [], summary: null, uncached: 0, cached: 0, output: 0, input: 0, prefillQueueSum: 0, decodeQueueSum: 0, samples: 0, split: prev?.split ?? '', ideal: 0, unrefSum: 0, unrefSamples: 0 });
     }
     while (this.frozenUpTo < i) freeze(this.slices[this.frozenUpTo++]!);
     return this.slices[i]!;
@@ -137,6 +147,7 @@ export class MetricsRecorder {
     s.cached += rs.hitTokens;
     s.input += rs.req.inputTokens;
     s.output += rs.req.outputTokens;
+    s.ideal += Math.min(rs.req.inputTokens, rs.idealBlocks * 512);
     if (t >= this.warmupSeconds && t <= this.endSeconds) this.score(rs);
   }
 
@@ -162,6 +173,28 @@ export class MetricsRecorder {
     s.prefillQueueSum += prefillQueue;
     s.decodeQueueSum += decodeQueue;
     s.samples++;
+  }
+
+  /** A monitoring step's share of resident KV no branch counts (null: not known, not sampled). */
+  kvSample(t: number, unreferencedShare: number | null): void {
+    if (unreferencedShare === null) return;
+    const s = this.slice(t);
+    s.unrefSum += unreferencedShare;
+    s.unrefSamples++;
+  }
+
+  /** The KV figures of the slices recentSlices(t, count) returns, in the same order. */
+  recentSliceKv(t: number, count: number): SliceKv[] {
+    const done = Math.min(this.slices.length, Math.floor(t / this.sliceSeconds));
+    const out: SliceKv[] = [];
+    for (let i = Math.max(0, done - count); i < done; i++) {
+      const s = this.slices[i]!;
+      out.push({
+        lostKvReuse: s.ideal > 0 ? round(Math.max(0, s.ideal - s.cached) / s.ideal) : null,
+        kvUnreferencedShare: s.unrefSamples > 0 ? round(s.unrefSum / s.unrefSamples) : null,
+      });
+    }
+    return out;
   }
 
   split(t: number, split: string): void {

@@ -83,6 +83,7 @@ export function buildCtx(s: SimState, now: number): PolicyCtx {
     nodes: s.nodes,
     kv: s.kv,
     slices: s.metrics.recentSlices(now, s.opts.windowSlices ?? 10),
+    sliceKv: s.metrics.recentSliceKv(now, s.opts.windowSlices ?? 10),
     sliceSeconds: s.opts.sliceSeconds ?? 60,
     model: s.learning ? s.learning.policyModel() : (s.opts.policyModel ?? { byKind: {} }),
     transitions: s.metrics.transitions.slice(-20),

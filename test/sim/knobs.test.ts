@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validatePlan } from '../../src/policy/index.js';
+import { CtxSchema, validatePlan } from '../../src/policy/index.js';
 import { MECHANICS_PRESETS, plainPolicy, Simulator, type Mechanics, type Role } from '../../src/sim/index.js';
 import type { PolicyCtx } from '../../src/sim/policy-hook.js';
 import { directory } from './kv/helpers.js';
@@ -49,6 +49,40 @@ function once(knobs: Knobs, roles?: (ctx: PolicyCtx) => Role[]) {
 const branchRequests: ScriptedRequest[] = range(0, 8)
   .flatMap((k) => range(0, 4).map((b) => ({ at: 10 + 20 * k + ((b + k) % 4) * 2.5e-4, branch: b, input: (20 + 4 * k) * 512, output: 1, blocks: range(b * 1000, 20 + 4 * k) })))
   .sort((x, y) => x.at - y.at);
+
+describe('ctx v2 fields', () => {
+  it('per slice lost KV reuse and the share of KV at count 0, per prefill node its wait and fetch backlog', () => {
+    const { sim } = run({ requests: branchRequests, roles: ['P', 'P', 'D'], mechanics: { pool: 'local', prefillRouting: 'even-load' }, horizon: 200 });
+    const ctx = sim.buildCtx();
+    expect(CtxSchema.safeParse(ctx).success).toBe(true);
+    expect(ctx.version).toBe(2);
+    const lost = ctx.window.slices.map((x) => x.lostKvReuse).filter((x): x is number => x !== null);
+    expect(lost.length).toBeGreaterThan(0);
+    expect(Math.max(...lost)).toBeGreaterThan(0);
+    const unref = ctx.window.slices.map((x) => x.kvUnreferencedShare).filter((x): x is number => x !== null);
+    // Every branch is still active (none ended): all the cached KV is counted by one.
+    expect(unref.length).toBeGreaterThan(0);
+    expect(unref.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(ctx.nodes.map((n) => n.prefill === null)).toEqual([false, false, true]);
+    expect(ctx.mechanics).toMatchObject({ pool: 'local', routing: { prefill: 'even-load' }, eviction: { order: 'refcount' }, transitions: { maxConcurrent: null } });
+    const lru = run({ requests: branchRequests, roles: ['P', 'P', 'D'], mechanics: { eviction: 'lru' }, horizon: 200 });
+    expect(lru.sim.buildCtx().window.slices.every((x) => x.kvUnreferencedShare === null)).toBe(true);
+  });
+
+  it('queue wait and fetch backlog of a busy prefill node', () => {
+    const requests: ScriptedRequest[] = [
+      { at: 1, input: 100_000, output: 1, blocks: range(0, 195) },
+      { at: 1.5, input: 20_000, output: 1, blocks: range(1000, 39) },
+    ];
+    let seen: PolicyCtx['nodes'][number]['prefill'] = null;
+    const policy = { shouldReschedule: (ctx: PolicyCtx) => ((seen ??= ctx.now === 5 ? ctx.nodes[0]!.prefill : null), false), schedule: (ctx: PolicyCtx) => ({ roles: ctx.plan.roles }) };
+    run({ requests, roles: ['P', 'D'], policy });
+    // 100k tokens from t = 1 in 7 chunks of at most 16,384: 7 x 0.01 + 10 s, 6.07 s left at t = 5;
+    // the queued 20k-token prompt (2 chunks) adds its predicted 0.02 + 2 s.
+    expect(seen!.queueWaitSeconds).toBeCloseTo(6.07 + 2.02, 6);
+    expect(seen!.fetchBacklogSeconds).toBe(0);
+  });
+});
 
 describe('routing knobs', () => {
   it('cache-blind even-load loses reuse with per-node caches; cache-affinity keeps it', () => {

@@ -86,6 +86,7 @@ export class KvDirectory {
 
   /** The order of the next evictions (a plan may change it during a run); what is resident stays. */
   setEviction = (order: EvictionOrder): void => this.tiers.setOrder((this.eviction = order) === 'refcount');
+  unreferencedShare = (): number | null => this.tiers.unreferencedShare();
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {

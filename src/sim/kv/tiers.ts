@@ -219,6 +219,21 @@ export class Tiers {
     this.refcountOrder = refcount;
   }
 
+  /**
+   * Share of the resident slots (every node, both tiers) whose copy no branch
+   * counts; null under lru, whose queues do not tell counted slots apart.
+   */
+  unreferencedShare(): number | null {
+    if (!this.refcountOrder) return null;
+    let zero = 0;
+    let all = 0;
+    for (let q = 0; q < this.nodeCount * 4; q += 2) {
+      zero += this.queues.size(q);
+      all += this.queues.size(q) + this.queues.size(q + 1);
+    }
+    return all > 0 ? zero / all : null;
+  }
+
   /** True when the copy is in neither tier (detached slots are resident). */
   isNowhere(c: number): boolean {
     const i32 = this.copies.store.i32;

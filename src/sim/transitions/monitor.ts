@@ -17,6 +17,7 @@ export function onMonitor(s: SimState, now: number, step: number, out: SimEvent[
   pq += s.pendingPrefill.length;
   dq += s.pendingDecode.length;
   s.metrics.queues(now, pq, dq);
+  s.metrics.kvSample(now, s.kv.unreferencedShare());
   if (now >= s.opts.warmupSeconds && now < s.endSeconds) s.prefillNodeSeconds += pNodes * step;
   if (s.opts.policy) consultPolicy(s, s.opts.policy, now, out);
   out.push({ type: 'monitor', at: now + step });
