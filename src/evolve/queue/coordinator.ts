@@ -65,7 +65,8 @@ export class QueueEvaluator {
   ) {
     this.threads = options.threads;
     ({ sha: this.sha, bytes: this.bytes } = encodeSetup(setup));
-    this.events.on('completed', ({ jobId }) => this.checkLater(jobId));
+    // The answer rides on the event: no further round trip (the sweep catches what an event missed).
+    this.events.on('completed', ({ jobId, returnvalue }) => (typeof returnvalue === 'string' ? this.answered(jobId, returnvalue) : this.checkLater(jobId)));
     this.events.on('failed', ({ jobId }) => this.checkLater(jobId));
     // Errors are connection losses: ioredis reconnects by itself and the sweep catches up.
     this.events.on('error', () => undefined);
@@ -150,6 +151,16 @@ export class QueueEvaluator {
     if (!job) return;
     if (state === 'completed') this.settle(id, decodeAnswer(job.returnvalue as string));
     else this.settle(id, { ok: false, kind: 'crash', message: `queue job failed after ${job.attemptsMade} attempts: ${job.failedReason}`, wallMs: 0 });
+  }
+
+  /** A completed event's return value: the job's answer, as the worker returned it (JSON-encoded by the event, or not). */
+  private answered(id: string, returnvalue: string): void {
+    if (!this.pending.has(id)) return;
+    try {
+      this.settle(id, decodeAnswer(returnvalue.startsWith('"') ? (JSON.parse(returnvalue) as string) : returnvalue));
+    } catch {
+      this.checkLater(id);
+    }
   }
 
   /** From an event: a failed look (Redis going away) is left to the next sweep. */

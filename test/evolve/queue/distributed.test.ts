@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('evolve --queue', () => {
-  it('two workers write the same lineage as the local pool, each candidate once; SIGTERM lets a worker exit 0', async () => {
+  it('two workers write the same lineage as the local pool (evaluate and tune jobs), each candidate once; SIGTERM lets a worker exit 0', async () => {
     const dir = tmpDir();
     const args = [...SMALL, '--iterations', '3'];
     const local = await run(['evolve', ...args, '--db', join(dir, 'local.db')]);
@@ -39,6 +39,8 @@ describe('evolve --queue', () => {
       const jobs = await queue.getJobs(['completed']);
       expect(jobs.length).toBeGreaterThan(0);
       expect(new Set(jobs.map((j) => j.processedBy)).size).toBe(2);
+      // The default mix's tune mutations ran as queue jobs too (one job per tuning run).
+      expect(jobs.some((j) => j.name === 'tune')).toBe(true);
     } finally {
       await queue.close();
     }
