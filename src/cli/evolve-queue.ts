@@ -27,9 +27,9 @@ export function queueBackend(url: string, timeoutS: number, io: CliIO): { backen
       QueueEvaluator.open({ ...setup, address, threads: setup.threads ?? availableParallelism(), timeoutMs: timeoutS * 1000, onStatus }),
     note() {
       if (!status) return '';
-      if (status.workers === null) return `, Redis not answering (${Math.round(status.waitingMs / 1000)}/${timeoutS} s)`;
-      if (status.workers === 0 && status.pending > 0) return `, no worker connected: waiting (${Math.round(status.waitingMs / 1000)}/${timeoutS} s)`;
-      return `, ${status.workers} worker${status.workers === 1 ? '' : 's'}`;
+      if (status.workers === null) return `Redis not answering (${Math.round(status.waitingMs / 1000)}/${timeoutS} s)`;
+      if (status.workers === 0 && status.pending > 0) return `no worker connected: waiting (${Math.round(status.waitingMs / 1000)}/${timeoutS} s)`;
+      return `${status.workers} worker${status.workers === 1 ? '' : 's'}`;
     },
   };
   return out;

@@ -124,7 +124,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
       process.once('SIGINT', onSigint);
       const bar = progressBar(io, 'evolve', config.iterations);
       const line = { done: 0, text: '' };
-      const draw = () => bar.update(line.done, line.text + (queue?.note() ?? ''));
+      const draw = () => bar.update(line.done, [line.text, queue?.note()].filter(Boolean).join(', '));
       if (queue) queue.onChange = draw;
       try {
         const summary = await run.run({
@@ -137,6 +137,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
         bar.finish();
         io.out(flags.json ? JSON.stringify({ ...summary, db }) + '\n' : formatSummary(summary, db));
       } finally {
+        bar.finish();
         process.removeListener('SIGINT', onSigint);
         run.close();
       }
