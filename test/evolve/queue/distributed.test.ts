@@ -91,6 +91,33 @@ describe('evolve --queue', () => {
     }
   });
 
+  it('SIGTERM mid-job: the worker finishes the job in progress, sends its answer, and exits 0', async () => {
+    const dir = tmpDir();
+    const name = queueName('term');
+    const events = new QueueEvents(name, { connection: { host: '127.0.0.1', port: PORT } });
+    await events.waitUntilReady();
+    const queue = queueOf(PORT, name);
+    const active = new Promise<string>((resolve) => events.on('active', ({ jobId }) => resolve(jobId)));
+    try {
+      const worker = await startWorker(url(name));
+      procs.push(worker);
+      const coordinator = start(['evolve', ...SMALL, '--seeds', slowSeeds(false), '--iterations', '0', '--queue', url(name), '--queue-timeout', '120', '--db', join(dir, 'q.db'), '--json']);
+      procs.push(coordinator);
+      const id = await active;
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.stderr).toBe(0);
+      // Finished by that worker before it exited (not left to stall and be taken by another).
+      const job = await Job.fromId(queue, id);
+      expect(await job!.getState()).toBe('completed');
+      expect(job!.attemptsStarted ?? job!.attemptsMade).toBe(1);
+      expect(await coordinator.exited, coordinator.stderr).toBe(0);
+      expect(JSON.parse(coordinator.stdout).evaluated).toBe(1);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+  });
+
   it('a candidate past its wall limit is a failed candidate (timeout), answered once and not retried', async () => {
     const dir = tmpDir();
     const name = queueName('timeout');
