@@ -46,7 +46,7 @@ const KEEP = { age: 3600 };
  * event stream, and without persistence the jobs too: those are sent again).
  */
 export class QueueEvaluator {
-  private readonly pending = new Map<string, { task: QueueTask; waiters: Settle[] }>();
+  private readonly pending = new Map<string, { task: QueueTask; waiters: Settle[]; sent: boolean }>();
   private readonly sha: string;
   private readonly bytes: Buffer;
   private lastWorkerSeen = Date.now();
@@ -118,7 +118,7 @@ export class QueueEvaluator {
     return new Promise((resolve, reject) => {
       const known = this.pending.get(id);
       if (known) return known.waiters.push({ resolve, reject });
-      this.pending.set(id, { task, waiters: [{ resolve, reject }] });
+      this.pending.set(id, { task, waiters: [{ resolve, reject }], sent: false });
       // An answered job of the same content (a resumed run) is taken as it is; check() settles it.
       void this.add(id, task).then(() => this.check(id)).catch(() => undefined);
     });
@@ -146,9 +146,13 @@ export class QueueEvaluator {
       await this.add(id, entry.task);
       return;
     }
+    const sent = entry.sent;
+    entry.sent = true;
     if (state !== 'completed' && state !== 'failed') return;
     const job = await Job.fromId(this.queue, id);
     if (!job) return;
+    // A job that had failed before this coordinator sent it (a resumed run after a crash): it gets its attempts again.
+    if (state === 'failed' && !sent) return void (await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
     if (state === 'completed') this.settle(id, decodeAnswer(job.returnvalue as string));
     else this.settle(id, { ok: false, kind: 'crash', message: `queue job failed after ${job.attemptsMade} attempts: ${job.failedReason}`, wallMs: 0 });
   }
