@@ -280,3 +280,39 @@ describe('conservation across knob changes', () => {
     expect(result.kv.l1Evictions).toBeGreaterThan(0);
   });
 });
+
+describe('maxConcurrent and failures', () => {
+  it('a failure that leaves no prefill node flips a decode node at once, even while another node switches under maxConcurrent 1', () => {
+    // Two long prompts (10 s each) keep both prefill nodes busy from t = 1; at t = 5 node 1 starts to
+    // leave prefill (it drains its batch until about t = 11) with maxConcurrent 1; at t = 8 node 0,
+    // the last prefill node, fails. The idle decode node 2 must take prefill at t = 8, not after node 1.
+    const requests = [0, 1].map((i) => ({ at: 1, input: 100_000, output: 1, blocks: range(i * 1000, 195) }));
+    let done = false;
+    const policy = {
+      shouldReschedule: (ctx: PolicyCtx) => !done && ctx.now >= 5,
+      schedule: (ctx: PolicyCtx) => {
+        done = true;
+        return { roles: ctx.plan.roles.map((r, i) => (i === 1 ? 'D' : r)) as Role[], transitions: { maxConcurrent: 1 } };
+      },
+    };
+    const sim = new Simulator({
+      hardware: range(0, 4).map(() => fakeHardware()),
+      roles: ['P', 'P', 'D', 'D'],
+      mechanics: MECHANICS_PRESETS['evolving-infra'],
+      source: scriptedSource(requests),
+      seed: 1,
+      warmupSeconds: 0,
+      scoredSeconds: 3600,
+      learning: 'given',
+      policy: plainPolicy(policy),
+      membership: [{ node: 0, at: 8, event: 'down' }],
+    });
+    const result = sim.run();
+    const leaving = result.transitions.find((t) => t.node === 1)!;
+    expect(leaving.end!).toBeGreaterThan(10);
+    const donor = result.transitions.find((t) => t.node === 2 && t.to === 'P');
+    expect(donor, JSON.stringify(result.transitions)).toBeDefined();
+    expect(donor!.start).toBe(8);
+    expect(result.metrics.requestsCompleted).toBe(2);
+  });
+});

@@ -59,13 +59,16 @@ function nodeUp(s: SimState, node: SimNode, ev: Extract<SimEvent, { type: 'membe
  * so that no request waits forever.
  */
 function keepBothPhases(s: SimState, now: number, out: SimEvent[]): void {
+  const donors: number[] = [];
   for (const phase of ['P', 'D'] as const) {
     const up = s.nodes.filter((n) => n.status !== 'down');
     if (up.length < 2 || up.some((n) => s.desiredRoles[n.id] === phase)) continue;
     const donor = up.reduce((a, b) => (load(b) < load(a) ? b : a));
     s.desiredRoles[donor.id] = phase;
+    donors.push(donor.id);
   }
-  reconcile(s, now, out);
+  // The donors switch even past transitions.maxConcurrent: a phase must not wait a restart for a free slot.
+  reconcile(s, now, out, donors);
 }
 
 function load(n: SimNode): number {

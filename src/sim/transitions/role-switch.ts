@@ -19,10 +19,16 @@ import { moveQueuedPrefills, reprefillPendingDecodes, routePrefill, tryStartPref
  * Start a switch on every serving node whose role differs from the desired
  * one; with transitions.maxConcurrent set, only while fewer nodes than that
  * are switching or restarting, in node order (the plan's order): the others
- * start when one finishes (finishTransition reconciles again).
+ * start when one finishes (finishTransition reconciles again). `urgent`
+ * nodes (a phase left without any node) start whatever the cap.
  */
-export function reconcile(s: SimState, now: number, out: SimEvent[]): void {
+export function reconcile(s: SimState, now: number, out: SimEvent[], urgent: readonly number[] = []): void {
   const cap = s.knobs.maxConcurrent;
+  // Without a cap the loop below starts them anyway, in node order as always.
+  for (const id of cap === null ? [] : urgent) {
+    const node = s.nodes[id]!;
+    if (!s.collocating && node.status === 'active' && node.role !== s.desiredRoles[id]) startSwitch(s, node, s.desiredRoles[id]!, now, out);
+  }
   // Role changes wait for the end of the learning phase (every node serves both phases until then).
   for (const node of s.collocating ? [] : s.nodes) {
     // Counted afresh: a switch that drains at once finishes and reconciles within startSwitch.
