@@ -4,7 +4,7 @@ import { allSplits } from './targets.js';
 
 /**
  * The report as plain grids of strings (one per section), so that the CLI
- * can print them as text tables and the README gets the same figures as
+ * can print them as text tables and docs/calibration.md gets the same figures as
  * markdown.
  */
 export interface Grid {
@@ -66,7 +66,7 @@ export function reportGrids(r: CalibrationReport, t: Targets): Grid[] {
   return grids;
 }
 
-/** Markdown tables of the grids, with `###`-less bold titles (the README section supplies the heading). */
+/** Markdown tables of the grids, with `###`-less bold titles (docs/calibration.md supplies the heading). */
 export function renderMarkdown(grids: readonly Grid[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   return grids

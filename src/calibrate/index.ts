@@ -9,5 +9,5 @@ export { runAll, type RunAllOptions } from './pool.js';
 export { buildReport, reportJson, type CalibrationReport, type RowResult, type SweepResult } from './report.js';
 export { reportGrids, renderMarkdown, type Grid } from './format.js';
 export { learningOf, summarizeLearning, type Learning, type ModelError } from './learning.js';
-export { replaceReadmeSection, README_BEGIN, README_END } from './readme.js';
+export { replaceCalibrationSection, CALIBRATION_BEGIN, CALIBRATION_END, CALIBRATION_DOC } from './docs-section.js';
 export { metricValue, METRIC_LABELS } from './metrics.js';

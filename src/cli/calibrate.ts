@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { calibrate, renderMarkdown, replaceReadmeSection, reportGrids, reportJson, type CalibrationRun } from '../calibrate/index.js';
+import { CALIBRATION_DOC, calibrate, renderMarkdown, replaceCalibrationSection, reportGrids, reportJson, type CalibrationRun } from '../calibrate/index.js';
 import { InputError, UsageError } from '../common/errors.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
@@ -10,7 +10,7 @@ interface CalibrateFlags {
   json: boolean;
   markdown: boolean;
   only?: string;
-  updateReadme?: string | true;
+  updateDocs?: string | true;
   threads?: number;
   warmupMin?: number;
   minutes?: number;
@@ -23,9 +23,9 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
     .command('calibrate')
     .description('Run the calibration rows of CALIBRATION.md (static-split sweeps, fixed-4P5D tables, micro figures) and compare with the published figures')
     .option('--json', 'print one JSON object {rows, sweeps, modelError}', false)
-    .option('--markdown', 'print the tables as markdown (what --update-readme writes)', false)
+    .option('--markdown', 'print the tables as markdown (what --update-docs writes)', false)
     .option('--only <names>', 'run only these groups (comma-separated sweep or table ids, or micro)')
-    .option('--update-readme [file]', 'rewrite the calibration section of the README (default README.md) between its markers')
+    .option('--update-docs [file]', `rewrite the calibration table between its markers (default ${CALIBRATION_DOC})`)
     .option('--threads <n>', 'worker threads (default: the machine\'s cores; 1 runs in this thread)', intOption('--threads', 1, 64))
     .option('--warmup-min <m>', 'override the warm-up minutes of every run (not the calibration setup)', floatOption('--warmup-min', 0))
     .option('--minutes <m>', 'override the scored minutes of every run (not the calibration setup)', floatOption('--minutes', 1e-9))
@@ -34,13 +34,12 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
     .action(async (flags: CalibrateFlags) => {
       if (flags.json && flags.markdown) throw new UsageError('give --json or --markdown, not both');
       const overridden = flags.only !== undefined || flags.warmupMin !== undefined || flags.minutes !== undefined || flags.seed !== undefined || flags.targets !== undefined;
-      if (flags.updateReadme !== undefined && overridden) {
-        throw new UsageError('--update-readme writes the full calibration: drop --only, --warmup-min, --minutes, --seed and --targets');
+      if (flags.updateDocs !== undefined && overridden) {
+        throw new UsageError('--update-docs writes the full calibration: drop --only, --warmup-min, --minutes, --seed and --targets');
       }
-      const readme = flags.updateReadme === true ? 'README.md' : flags.updateReadme;
-      const readmeText = readme !== undefined ? readText(readme) : undefined;
-      // Check the README's markers before the long run, not after it.
-      if (readme !== undefined) replaceReadmeSection(readmeText!, '', readme);
+      const doc = flags.updateDocs === true ? CALIBRATION_DOC : flags.updateDocs;
+      // Check the file's markers before the long run, not after it.
+      if (doc !== undefined) replaceCalibrationSection(readText(doc), '', doc);
       const progress = progressLine(io);
       const run = await calibrate({
         targetsFile: flags.targets,
@@ -55,13 +54,13 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
           progress(`calibrate: ${done}/${total} runs: ${spec.workload} ${spec.agents} agents ${spec.split} ${spec.mechanics} (${outcome.wallSeconds.toFixed(1)} s)`),
       });
       progress(null);
-      if (readme !== undefined) {
-        writeFileAtomic(readme, replaceReadmeSection(readText(readme), readmeBody(run), readme));
-        io.err(`calibrate: wrote the calibration section of ${readme} (${run.runs} runs, ${run.wallSeconds.toFixed(1)} s wall)\n`);
+      if (doc !== undefined) {
+        writeFileAtomic(doc, replaceCalibrationSection(readText(doc), docsBody(run), doc));
+        io.err(`calibrate: wrote the calibration section of ${doc} (${run.runs} runs, ${run.wallSeconds.toFixed(1)} s wall)\n`);
       }
       if (flags.json) io.out(JSON.stringify(reportJson(run.report)) + '\n');
-      else if (flags.markdown) io.out(readmeBody(run));
-      else if (readme === undefined) io.out(formatText(run));
+      else if (flags.markdown) io.out(docsBody(run));
+      else if (doc === undefined) io.out(formatText(run));
     });
 }
 
@@ -116,11 +115,11 @@ function formatText(run: CalibrationRun): string {
   return text;
 }
 
-function readmeBody(run: CalibrationRun): string {
+function docsBody(run: CalibrationRun): string {
   const missed = run.report.rows.filter((r) => r.met === false).length + run.report.sweeps.filter((s) => !s.ok).length;
   const judged = run.report.rows.filter((r) => r.met !== null).length + run.report.sweeps.length;
   const head =
-    `Produced by \`npm run calibrate:readme\` (\`autopoiesis calibrate --update-readme\`): ${setupLine(run)}. ` +
+    `Produced by \`npm run calibrate:docs\` (\`autopoiesis calibrate --update-docs\`): ${setupLine(run)}. ` +
     `Error is (simulated - published) / published. Targets met: ${judged - missed} of ${judged}; ` +
     `rows marked MISSED do not reach their target. In the sweeps, * marks the simulated best split and † the published one.\n\n`;
   return head + renderMarkdown(reportGrids(run.report, run.targets)) + `\n${modelErrorLine(run)}.\n`;

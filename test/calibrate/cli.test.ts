@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { bufferIO } from '../../src/cli/io.js';
-import { calibrate, README_BEGIN, README_END, reportJson } from '../../src/calibrate/index.js';
+import { calibrate, CALIBRATION_BEGIN, CALIBRATION_END, reportJson } from '../../src/calibrate/index.js';
 
 async function cli(args: string[]) {
   const io = bufferIO();
@@ -27,18 +27,18 @@ describe('autopoiesis calibrate: bad input', () => {
 
   it('rejects contradictory flags with exit 2', async () => {
     expect((await cli(['calibrate', '--json', '--markdown'])).code).toBe(2);
-    const r = await cli(['calibrate', '--update-readme', '--only', 'micro']);
+    const r = await cli(['calibrate', '--update-docs', '--only', 'micro']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--update-readme writes the full calibration/);
+    expect(r.stderr).toMatch(/--update-docs writes the full calibration/);
     expect((await cli(['calibrate', '--threads', '0'])).code).toBe(2);
     expect((await cli(['calibrate', '--minutes', 'x'])).code).toBe(2);
   });
 
-  it('a README without the markers is a one-line input error before the runs start', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'readme-'));
-    const file = join(dir, 'README.md');
+  it('a docs file without the markers is a one-line input error before the runs start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'calibration-doc-'));
+    const file = join(dir, 'calibration.md');
     writeFileSync(file, '# nothing here\n');
-    const r = await cli(['calibrate', '--update-readme', file]);
+    const r = await cli(['calibrate', '--update-docs', file]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('no calibration section');
@@ -90,14 +90,14 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
     expect(row.simulated).toBe(s.throughputBySplit['2P7D']);
   });
 
-  it('--markdown and --update-readme write the same tables between the markers', async () => {
+  it('--markdown and --update-docs write the same tables between the markers', async () => {
     const md = await cli(['calibrate', '--only', 'micro', '--markdown', ...SHORT]);
     expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/^Produced by `npm run calibrate:readme`/);
+    expect(md.stdout).toMatch(/^Produced by `npm run calibrate:docs`/);
     expect(md.stdout).toContain('| figure | published | simulated | error | target | met |');
     expect(md.stdout).toContain('decode iteration time at 8 running');
-    // The markers are what --update-readme needs; the command itself refuses partial runs, so check the pieces.
-    expect(README_BEGIN).toContain('calibration:begin');
-    expect(README_END).toContain('calibration:end');
+    // The markers are what --update-docs needs; the command itself refuses partial runs, so check the pieces.
+    expect(CALIBRATION_BEGIN).toContain('calibration:begin');
+    expect(CALIBRATION_END).toContain('calibration:end');
   });
 });

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
-import { learningOf, README_BEGIN, README_END, replaceReadmeSection, summarizeLearning } from '../../src/calibrate/index.js';
+import { learningOf, CALIBRATION_BEGIN, CALIBRATION_DOC, CALIBRATION_END, replaceCalibrationSection, summarizeLearning } from '../../src/calibrate/index.js';
 
 describe('model error from SimResult.learning', () => {
   it('is null until a result carries the field in the expected shape', () => {
@@ -26,16 +28,30 @@ describe('model error from SimResult.learning', () => {
   });
 });
 
-describe('README section', () => {
+describe('calibration section of docs/calibration.md', () => {
   it('replaces what lies between the markers and keeps the rest', () => {
-    const text = `# T\n\nbefore\n${README_BEGIN}\nold table\n${README_END}\nafter\n`;
-    const out = replaceReadmeSection(text, 'new table\n');
-    expect(out).toBe(`# T\n\nbefore\n${README_BEGIN}\nnew table\n${README_END}\nafter\n`);
-    expect(replaceReadmeSection(out, 'new table')).toBe(out);
+    const text = `# T\n\nbefore\n${CALIBRATION_BEGIN}\nold table\n${CALIBRATION_END}\nafter\n`;
+    const out = replaceCalibrationSection(text, 'new table\n');
+    expect(out).toBe(`# T\n\nbefore\n${CALIBRATION_BEGIN}\nnew table\n${CALIBRATION_END}\nafter\n`);
+    expect(replaceCalibrationSection(out, 'new table')).toBe(out);
   });
 
   it('is an input error without the markers', () => {
-    expect(() => replaceReadmeSection('# no markers\n', 'x', 'R.md')).toThrow(InputError);
-    expect(() => replaceReadmeSection(`${README_END}\n${README_BEGIN}\n`, 'x')).toThrow(/no calibration section/);
+    expect(() => replaceCalibrationSection('# no markers\n', 'x', 'R.md')).toThrow(InputError);
+    expect(() => replaceCalibrationSection(`${CALIBRATION_END}\n${CALIBRATION_BEGIN}\n`, 'x')).toThrow(/no calibration section/);
+  });
+});
+
+describe('the shipped calibration doc', () => {
+  const read = (name: string) => readFileSync(fileURLToPath(new URL(`../../${name}`, import.meta.url)), 'utf8');
+
+  it('--update-docs writes docs/calibration.md by default, which has exactly one pair of markers, and the README none', () => {
+    expect(CALIBRATION_DOC).toBe('docs/calibration.md');
+    const doc = read(CALIBRATION_DOC);
+    expect(doc.split(CALIBRATION_BEGIN)).toHaveLength(2);
+    expect(doc.split(CALIBRATION_END)).toHaveLength(2);
+    const rewritten = replaceCalibrationSection(doc, 'x');
+    expect(rewritten.startsWith(doc.slice(0, doc.indexOf(CALIBRATION_BEGIN)))).toBe(true);
+    expect(read('README.md')).not.toContain('calibration:begin');
   });
 });
