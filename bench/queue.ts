@@ -118,6 +118,8 @@ try {
   console.log(`2 workers: ${two.perMin.toFixed(0)} evaluations/min (${two.evalMs.toFixed(0)} ms per evaluation in the worker)`);
   console.log(`speed-up 1 -> 2 workers: ${speedup.toFixed(2)}x (target >= 1.8x: ${speedup >= 1.8 ? 'met' : 'NOT met'})`);
   console.log(`overhead per job (trivial evaluation, one at a time, round trip minus evaluation): median ${trivial.medianMs.toFixed(2)} ms, mean ${trivial.meanMs.toFixed(2)} ms; round trip median ${trivial.roundTripMs.toFixed(2)} ms (target <= 5 ms: ${trivial.medianMs <= 5 ? 'met' : 'NOT met'})`);
+  // Each worker has one thread: with two free cores an evaluation takes as long with two workers as with one.
+  console.log(`contention: an evaluation took ${(two.evalMs / one.evalMs).toFixed(2)}x as long in the worker with 2 workers as with 1 (1.00x when two cores are free); speed-up per unit of evaluation time ${(speedup * (two.evalMs / one.evalMs)).toFixed(2)}x`);
   console.log('note: figures depend on the machine\'s load; two workers need two free cores (the coordinator and Redis share them).');
 } finally {
   await cleanUp();

@@ -68,14 +68,15 @@ describe('evolve --queue', () => {
     const stalled = new Set<string>();
     events.on('stalled', ({ jobId }) => stalled.add(jobId));
     try {
-      const doomed = await startWorker(url(name));
+      // A short lock for the worker that dies, a frequent stalled check for the one that takes over: the handover is quick.
+      const doomed = await startWorker(url(name), ['--lock-ms', '1000']);
       procs.push(doomed);
       const coordinator = start(['evolve', ...args, '--queue', url(name), '--queue-timeout', '120', '--db', join(dir, 'queued.db')]);
       procs.push(coordinator);
       const slowId = await slowActive;
       doomed.child.kill('SIGKILL');
       await doomed.exited;
-      const rescuer = await startWorker(url(name));
+      const rescuer = await startWorker(url(name), ['--stalled-ms', '1000']);
       procs.push(rescuer);
       expect(await coordinator.exited, coordinator.stderr).toBe(0);
       expect(stalled.has(slowId)).toBe(true);

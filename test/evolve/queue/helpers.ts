@@ -73,7 +73,7 @@ export async function run(args: string[]): Promise<{ code: number | null; stdout
 
 /** A worker process; resolves once it is taking jobs. */
 export async function startWorker(url: string, extra: string[] = []): Promise<Proc> {
-  const w = start(['worker', '--redis', url, '--concurrency', '1', '--lock-ms', '1000', '--stalled-ms', '1000', ...extra]);
+  const w = start(['worker', '--redis', url, '--concurrency', '1', '--lock-ms', '5000', '--stalled-ms', '5000', ...extra]);
   await w.saw('taking jobs');
   return w;
 }

@@ -27,7 +27,8 @@ function sparePort(): Promise<number> {
 /** A redis-server of this test's own (the machine's is shared: it is never restarted). Resolves once it answers. */
 async function ownRedis(port: number): Promise<void> {
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await new Promise<void>((resolve, reject) => {
+  const spawnFailed = new Promise<never>((_, reject) => server.once('error', (e) => reject(new Error(`redis-server could not be started (the restart test needs it): ${e.message}`))));
+  const answering = new Promise<void>((resolve, reject) => {
     const tryPing = () => {
       try {
         if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'PONG') return resolve();
@@ -39,6 +40,7 @@ async function ownRedis(port: number): Promise<void> {
     };
     tryPing();
   });
+  await Promise.race([answering, spawnFailed]);
 }
 
 function stopRedis(port: number): void {
