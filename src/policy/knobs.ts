@@ -11,16 +11,19 @@ import { z } from 'zod';
 export const PREFILL_ROUTINGS = ['predicted-ttft', 'cache-affinity', 'dynamo-kv', 'even-load', 'session'] as const;
 export const DECODE_ROUTINGS = ['least-loaded', 'round-robin'] as const;
 export const EVICTION_ORDERS = ['refcount', 'lru'] as const;
+export const PROTECT_WAITING = ['both', 'host'] as const;
 
 export const PrefillRoutingSchema = z.enum(PREFILL_ROUTINGS);
 export const DecodeRoutingSchema = z.enum(DECODE_ROUTINGS);
 export const EvictionOrderSchema = z.enum(EVICTION_ORDERS);
+export const ProtectWaitingSchema = z.enum(PROTECT_WAITING);
 
 /** Every enum value a plan field may take, by field path (for the structural mutator and the prompt). */
 export const KNOB_ENUMS: Readonly<Record<string, readonly string[]>> = {
   'routing.prefill': PREFILL_ROUTINGS,
   'routing.decode': DECODE_ROUTINGS,
   'eviction.order': EVICTION_ORDERS,
+  'eviction.protectWaiting': PROTECT_WAITING,
 };
 
 const nonneg = z.number().finite().nonnegative();
@@ -44,6 +47,13 @@ export const PlanRoutingSchema = z.strictObject({
 export const PlanEvictionSchema = z.strictObject({
   /** refcount: blocks no active branch counts go first, then LRU (the KV of branches waiting on a tool is kept longest); lru: last access only. */
   order: EvictionOrderSchema.optional(),
+  /**
+   * Where refcount order protects the KV of branches waiting on a tool (their
+   * blocks are counted): 'both' tiers (default), or 'host' memory only, so on
+   * the GPU idle branches' prefixes give way to active work by plain LRU and
+   * come back from host memory (a restore) when the branch resumes.
+   */
+  protectWaiting: ProtectWaitingSchema.optional(),
 });
 
 export const PlanTransitionsSchema = z.strictObject({
@@ -73,7 +83,7 @@ export const CtxMechanicsSchema = z.strictObject({
     affinityBalanceRel: z.number().finite().min(1),
     affinityMatch: z.number().finite().min(0).max(1),
   }),
-  eviction: z.strictObject({ order: EvictionOrderSchema }),
+  eviction: z.strictObject({ order: EvictionOrderSchema, protectWaiting: ProtectWaitingSchema }),
   /** maxConcurrent null: no limit. */
   transitions: z.strictObject({ maxConcurrent: positive.int().nullable() }),
   /** maxPrefillTokens null: each node's engine limit. */

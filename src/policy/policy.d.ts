@@ -33,7 +33,8 @@ export interface Plan {
   roles: Role[];
   /** v2 knobs: each optional; a field left out keeps the setting in force (ctx.mechanics). */
   routing?: PlanRouting;
-  eviction?: { order?: EvictionOrder };
+  /** protectWaiting (refcount order): where the KV of branches waiting on a tool is kept longest, 'both' tiers or 'host' memory only. */
+  eviction?: { order?: EvictionOrder; protectWaiting?: 'both' | 'host' };
   /** maxConcurrent: nodes that may be switching (or restarting) at once, a positive integer; the others wait their turn in node order. */
   transitions?: { maxConcurrent?: number };
   /** maxPrefillTokens: token budget of one prefill batch, a positive integer (capped by each node's engine limit). */
@@ -69,7 +70,7 @@ export interface CtxMechanics {
   /** Fixed per run. */
   fetch: 'async' | 'at-start';
   routing: Required<PlanRouting>;
-  eviction: { order: EvictionOrder };
+  eviction: { order: EvictionOrder; protectWaiting: 'both' | 'host' };
   /** null: no limit. */
   transitions: { maxConcurrent: number | null };
   /** null: each node's engine limit. */

@@ -43,7 +43,7 @@ export function sampleCtx(options: SampleCtxOptions = {}): Ctx {
       pool: 'shared',
       fetch: 'async',
       routing: { prefill: 'predicted-ttft', decode: 'least-loaded', fetchExcessWeight: 1, duplicateCopyPenalty: 2e-5, affinityBalanceAbs: 32, affinityBalanceRel: 1.1, affinityMatch: 0.5 },
-      eviction: { order: 'refcount' },
+      eviction: { order: 'refcount', protectWaiting: 'both' },
       transitions: { maxConcurrent: null },
       batching: { maxPrefillTokens: null },
     },

@@ -79,7 +79,7 @@ export const SliceSchema = z.strictObject({
   kvHitRate: z.number().min(0).max(1).nullable(),
   /** v2: share of the ideal hits (prompt tokens an earlier request produced) that were recomputed, completions of the slice, 0..1. */
   lostKvReuse: z.number().min(0).max(1).nullable(),
-  /** v2: time-averaged share of the cluster's resident KV blocks that no active branch counts, 0..1; null under lru eviction (not tracked). */
+  /** v2: time-averaged share of the cluster's resident KV blocks that no active branch counts, 0..1; null unless both tiers use refcount order (an lru tier does not track it). */
   kvUnreferencedShare: z.number().min(0).max(1).nullable(),
 });
 export type Slice = z.infer<typeof SliceSchema>;

@@ -111,6 +111,8 @@ export interface Knobs {
   prefillRouting: PrefillRouting;
   decodeRouting: DecodeRouting;
   eviction: Mechanics['eviction'];
+  /** Under refcount: counted KV kept longest in both tiers, or in host memory only. */
+  protectWaiting: 'both' | 'host';
   tuning: PrefillTuning;
   /** null: no limit. */
   maxConcurrent: number | null;
@@ -123,6 +125,7 @@ export function initialKnobs(m: Mechanics): Knobs {
     prefillRouting: m.prefillRouting,
     decodeRouting: m.decodeRouting,
     eviction: m.eviction,
+    protectWaiting: 'both',
     tuning: { ...DEFAULT_PREFILL_TUNING },
     maxConcurrent: null,
     maxPrefillTokens: null,
@@ -143,6 +146,7 @@ export function applyPlanKnobs(k: Knobs, plan: Plan): void {
     if (r.affinityMatch !== undefined) t.affinityMatch = r.affinityMatch;
   }
   if (plan.eviction?.order !== undefined) k.eviction = plan.eviction.order;
+  if (plan.eviction?.protectWaiting !== undefined) k.protectWaiting = plan.eviction.protectWaiting;
   if (plan.transitions?.maxConcurrent !== undefined) k.maxConcurrent = plan.transitions.maxConcurrent;
   if (plan.batching?.maxPrefillTokens !== undefined) k.maxPrefillTokens = plan.batching.maxPrefillTokens;
 }
@@ -154,7 +158,7 @@ export function ctxMechanics(m: Mechanics, k: Knobs): CtxMechanics {
     pool: m.pool,
     fetch: m.fetch,
     routing: { prefill: k.prefillRouting, decode: k.decodeRouting, ...k.tuning },
-    eviction: { order: k.eviction },
+    eviction: { order: k.eviction, protectWaiting: k.protectWaiting },
     transitions: { maxConcurrent: k.maxConcurrent },
     batching: { maxPrefillTokens: k.maxPrefillTokens },
   };

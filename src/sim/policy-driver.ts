@@ -50,7 +50,7 @@ export function onPlan(s: SimState, ev: Extract<SimEvent, { type: 'plan' }>, now
   s.policyStats.plansApplied++;
   // Knobs first: the switches this plan starts are paced by its maxConcurrent.
   applyPlanKnobs(s.knobs, check.plan);
-  if (s.kv.eviction !== s.knobs.eviction) s.kv.setEviction(s.knobs.eviction);
+  if (check.plan.eviction) s.kv.setEviction(s.knobs.eviction, s.knobs.protectWaiting === 'both');
   s.desiredRoles = [...check.plan.roles];
   reconcile(s, now, out);
   return out;

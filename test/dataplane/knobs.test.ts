@@ -27,7 +27,7 @@ function schedule(ctx) {
   return {
     roles,
     routing: { prefill: PREFILL[step % PREFILL.length], decode: step % 2 ? 'round-robin' : 'least-loaded', affinityMatch: 0.3 + 0.1 * (step % 3) },
-    eviction: { order: step % 3 ? 'lru' : 'refcount' },
+    eviction: { order: step % 3 ? 'lru' : 'refcount', protectWaiting: step % 4 < 2 ? 'both' : 'host' },
     transitions: { maxConcurrent: 1 + (step % 2) },
     batching: { maxPrefillTokens: step % 2 ? 8192 : 32768 },
   };

@@ -64,7 +64,7 @@ describe('ctx v2 fields', () => {
     expect(unref.length).toBeGreaterThan(0);
     expect(unref.every((x) => x >= 0 && x < 1)).toBe(true);
     expect(ctx.nodes.map((n) => n.prefill === null)).toEqual([false, false, true]);
-    expect(ctx.mechanics).toMatchObject({ pool: 'local', routing: { prefill: 'even-load' }, eviction: { order: 'refcount' }, transitions: { maxConcurrent: null } });
+    expect(ctx.mechanics).toMatchObject({ pool: 'local', routing: { prefill: 'even-load' }, eviction: { order: 'refcount', protectWaiting: 'both' }, transitions: { maxConcurrent: null } });
     const lru = run({ requests: branchRequests, roles: ['P', 'P', 'D'], mechanics: { eviction: 'lru' }, horizon: 200 });
     expect(lru.sim.buildCtx().window.slices.every((x) => x.kvUnreferencedShare === null)).toBe(true);
   });
@@ -175,9 +175,25 @@ describe('eviction.order', () => {
     kv.checkInvariants();
   });
 
+  it("protectWaiting 'host': counted KV goes by plain LRU on the GPU but is still kept longest in host memory", () => {
+    const kv = directory({ l1: 2, l2: 2, eviction: 'refcount' });
+    kv.admitPrefill(0, 7, [1], 0); // counted (its branch waits on a tool), old
+    kv.admitPrefill(0, -1, [2], 1); // uncounted, newer
+    kv.setEviction('refcount', false);
+    kv.checkInvariants();
+    kv.admitPrefill(0, -1, [3], 2);
+    expect([kv.has(1, 0, 1), kv.has(2, 0, 1)]).toEqual([false, true]);
+    expect([kv.has(1, 0, 2), kv.has(2, 0, 2)]).toEqual([true, false]);
+    kv.checkInvariants();
+    kv.setEviction('refcount', true);
+    kv.checkInvariants();
+  });
+
   it('a plan sets it in the simulator', () => {
     const { sim } = run({ requests: branchRequests.slice(0, 4), roles: ['P', 'D'], policy: once({ eviction: { order: 'lru' } }) });
-    expect(sim.buildCtx().mechanics.eviction.order).toBe('lru');
+    expect(sim.buildCtx().mechanics.eviction).toEqual({ order: 'lru', protectWaiting: 'both' });
+    const host = run({ requests: branchRequests.slice(0, 4), roles: ['P', 'D'], policy: once({ eviction: { protectWaiting: 'host' } }) });
+    expect(host.sim.buildCtx().mechanics.eviction).toEqual({ order: 'refcount', protectWaiting: 'host' });
   });
 });
 
@@ -201,7 +217,7 @@ describe('batching.maxPrefillTokens', () => {
 describe('plans without knobs', () => {
   it('a plan that sets every knob to its value in force gives the same run as one that sets none', () => {
     const requests = range(0, 60).map((i) => ({ at: i * 0.9, branch: i % 5, input: 6000 + (i % 7) * 900, output: 20 + (i % 11) * 10, blocks: range((i % 5) * 1000, 11 + (i % 7)) }));
-    const same = { routing: { prefill: 'predicted-ttft', decode: 'least-loaded', fetchExcessWeight: 1, duplicateCopyPenalty: 2e-5, affinityBalanceAbs: 32, affinityBalanceRel: 1.1, affinityMatch: 0.5 }, eviction: { order: 'refcount' } } as const;
+    const same = { routing: { prefill: 'predicted-ttft', decode: 'least-loaded', fetchExcessWeight: 1, duplicateCopyPenalty: 2e-5, affinityBalanceAbs: 32, affinityBalanceRel: 1.1, affinityMatch: 0.5 }, eviction: { order: 'refcount', protectWaiting: 'both' }, batching: {}, transitions: {} } as const;
     const flip = (ctx: PolicyCtx): Role[] => ['P', 'D', 'D', ...ctx.plan.roles.slice(3)];
     const v1 = run({ requests, roles: ['P', 'P', 'D', 'D'], policy: once({}, flip) });
     const v2 = run({ requests, roles: ['P', 'P', 'D', 'D'], policy: once(same, flip) });
@@ -220,6 +236,7 @@ describe('invalid knob values', () => {
     [{ routing: { affinityMatch: 2 } }, 'plan.routing.affinityMatch'],
     [{ routing: { fetchExcessWeight: -1 } }, 'plan.routing.fetchExcessWeight'],
     [{ eviction: { order: 'fifo' } }, 'plan.eviction.order'],
+    [{ eviction: { protectWaiting: 'gpu' } }, 'plan.eviction.protectWaiting'],
     [{ transitions: { maxConcurrent: 0 } }, 'plan.transitions.maxConcurrent'],
     [{ transitions: { maxConcurrent: -2 } }, 'plan.transitions.maxConcurrent'],
     [{ transitions: { maxConcurrent: 1.5 } }, 'plan.transitions.maxConcurrent'],
@@ -263,7 +280,7 @@ describe('conservation across knob changes', () => {
         return {
           roles,
           routing: { prefill: prefill[flips % prefill.length]!, decode: flips % 2 ? ('round-robin' as const) : ('least-loaded' as const) },
-          eviction: { order: flips % 3 ? ('lru' as const) : ('refcount' as const) },
+          eviction: { order: flips % 3 ? ('lru' as const) : ('refcount' as const), protectWaiting: flips % 4 < 2 ? ('both' as const) : ('host' as const) },
           transitions: { maxConcurrent: 1 + (flips % 2) },
           batching: { maxPrefillTokens: flips % 2 ? 8192 : 16_384 },
         };

@@ -84,8 +84,8 @@ export class KvDirectory {
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
   }
 
-  /** The order of the next evictions (a plan may change it during a run); what is resident stays. */
-  setEviction = (order: EvictionOrder): void => this.tiers.setOrder((this.eviction = order) === 'refcount');
+  /** The order of the next evictions (a plan may change it); onGpu false: counted KV is kept longest in host memory only. */
+  setEviction = (order: EvictionOrder, onGpu = true): void => this.tiers.setOrder(order === 'refcount' && onGpu, (this.eviction = order) === 'refcount');
   unreferencedShare = (): number | null => this.tiers.unreferencedShare();
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */

@@ -35,7 +35,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
     const where = `node ${nt >> 1} tier ${(nt & 1) + 1}`;
     if (tiers.used[nt] !== size) return `${where}: used ${tiers.used[nt]} but ${size} queued`;
     if (size > tiers.capacity[nt]!) return `${where}: ${size} blocks over capacity ${tiers.capacity[nt]}`;
-    if (!tiers.refcountOrder && tiers.queues.size(nt * 2 + 1) !== 0) return `${where}: counted queue used under lru`;
+    if (!tiers.countedLast(nt & 1) && tiers.queues.size(nt * 2 + 1) !== 0) return `${where}: counted queue used under lru`;
   }
 
   const expected = new Map<string, number>();
@@ -77,7 +77,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
       if (q < 0) return `${where} tier ${t + 1}: left detached (${q})`;
       resident = true;
       if (!d.produced.has(b)) return `${where}: resident but never produced`;
-      const cls = tiers.refcountOrder && count > 0 ? 1 : 0;
+      const cls = tiers.countedLast(t) && count > 0 ? 1 : 0;
       if (q !== (node * 2 + t) * 2 + cls) return `${where} tier ${t + 1}: in queue ${q}`;
       if (tiers.masked) {
         const m = masks.get(b) ?? [0, 0];

@@ -10,6 +10,8 @@ import { MASK_NODES } from './types.js';
  * Residency: which copies sit in which (node, tier), in what eviction order,
  * within capacity. Queue (node, tier, class) is (node * 2 + t) * 2 + class,
  * class 1 = counted (refcount order only; under lru every slot is class 0).
+ * The order is per tier: with the KV of waiting branches protected in host
+ * memory only, L1 is lru and L2 refcount.
  */
 export class Tiers {
   /** Per (node, tier) at node * 2 + t (t = 0 for L1). */
@@ -31,13 +33,19 @@ export class Tiers {
   private readonly pendingLen = new Int32Array(2);
   /** Residency masks are kept (few nodes); otherwise matching reads the copy lists. */
   readonly masked: boolean;
+  /** Per tier (0: L1): counted slots go last (refcount order). Changed only through setOrder. */
+  private readonly counted: [boolean, boolean];
+
+  /** Whether tier t (0: L1, 1: L2) orders counted slots last. */
+  countedLast(t: number): boolean {
+    return this.counted[t]!;
+  }
 
   constructor(
     readonly nodeCount: number,
     l1: readonly number[],
     l2: readonly number[],
-    /** Changed only through setOrder (a plan may change the eviction order during a run). */
-    public refcountOrder: boolean,
+    refcountOrder: boolean,
     private readonly copies: Copies,
     private readonly table: BlockTable,
     /** Without masks: the node bits of blocks on many nodes. */
@@ -48,6 +56,7 @@ export class Tiers {
       this.capacity[n * 2] = l1[n]!;
       this.capacity[n * 2 + 1] = l2[n]!;
     }
+    this.counted = [refcountOrder, refcountOrder];
     this.used = new Int32Array(nodeCount * 2);
     this.masked = nodeCount <= MASK_NODES;
     this.queues = new RunQueues(copies.store, nodeCount * 4);
@@ -123,9 +132,10 @@ export class Tiers {
 
   /** A copy's count crossed 0: its queued slots are noted, and flush() moves them to their new class. */
   classChanged(c: number): void {
-    if (!this.refcountOrder) return;
+    if (!this.counted[0] && !this.counted[1]) return;
     const i32 = this.copies.store.i32;
     for (let t = 0; t < 2; t++) {
+      if (!this.counted[t]) continue;
       const x = c * 2 + t;
       // Not resident, or detached: place() will queue it in the right class.
       if (i32[slotBase(x) + QUEUE]! < 0) continue;
@@ -202,10 +212,12 @@ export class Tiers {
    * (its heap of runs merges them by key); to refcount, every counted slot
    * of the count-zero queue moves to the counted queue, keeping its key.
    */
-  setOrder(refcount: boolean): void {
-    if (refcount === this.refcountOrder) return;
+  setOrder(l1Refcount: boolean, l2Refcount: boolean): void {
+    const want = [l1Refcount, l2Refcount];
     const i32 = this.copies.store.i32;
     for (let nt = 0; nt < this.nodeCount * 2; nt++) {
+      const refcount = want[nt & 1]!;
+      if (refcount === this.counted[nt & 1]) continue;
       const q0 = nt * 2;
       if (!refcount) {
         for (const run of this.queues.runsOf(q0 + 1)) this.queues.moveSegment(run[0]!, run[run.length - 1]!, run.length, q0);
@@ -216,7 +228,8 @@ export class Tiers {
       }
       this.queues.endBatch();
     }
-    this.refcountOrder = refcount;
+    this.counted[0] = l1Refcount;
+    this.counted[1] = l2Refcount;
   }
 
   /**
@@ -224,7 +237,7 @@ export class Tiers {
    * counts; null under lru, whose queues do not tell counted slots apart.
    */
   unreferencedShare(): number | null {
-    if (!this.refcountOrder) return null;
+    if (!this.counted[0] || !this.counted[1]) return null;
     let zero = 0;
     let all = 0;
     for (let q = 0; q < this.nodeCount * 4; q += 2) {
@@ -274,6 +287,6 @@ export class Tiers {
   }
 
   private queueOf(nodeTier: number, count: number): number {
-    return nodeTier * 2 + (this.refcountOrder && count > 0 ? 1 : 0);
+    return nodeTier * 2 + (this.counted[nodeTier & 1] && count > 0 ? 1 : 0);
   }
 }
