@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Job, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,5 +153,9 @@ describe('evolve --queue', () => {
     const bad = await run(['evolve', '--queue', 'http://x/y', '--db', join(dir, 'bad.db')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(dir, 'bad.db'))).toBe(false);
+    const badWorker = await run(['worker', '--redis', 'redis://127.0.0.1:6379/no spaces']);
+    expect(badWorker.code).toBe(2);
+    expect(badWorker.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
