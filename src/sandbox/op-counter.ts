@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
 import { InstrumentError, instrumentFunctionText, instrumentScript, opNameFor } from './instrument.js';
 import { STDLIB_INSTALL_SOURCE } from './prelude.js';
+import { PolicyFailure, type FailurePhase } from './failure.js';
 
 /** Contains the prelude's file name, so that the prelude's describe() drops its frames from stack traces too. */
 export const COUNTING_FILENAME = 'counting.sandbox-prelude.js';
@@ -15,7 +16,10 @@ const RUNTIME_CACHE = 256;
  * stdlib and the policy. It defines the counting getter (instrument.ts) over
  * a Float64Array on memory shared with the host, so the host reads the count
  * at any time, even after a call threw, was terminated, or took the isolate
- * down with it.
+ * down with it. Slot 0 is the count; slot 1 is the count at which the call
+ * in progress runs out of its op budget: past it every counted op throws, so
+ * a runaway call ends after the same op on every machine, under any load
+ * (a policy that catches the error cannot go on: its next op throws again).
  *
  * Code compiled at run time would escape the count, so eval and the four
  * Function-like constructors (global Function, and the `constructor` of
@@ -44,7 +48,10 @@ const COUNTING_SOURCE = String.raw`(function (buffer, name, instrument, maxChars
   const options = { __proto__: null, arguments: { __proto__: null, copy: true }, result: { __proto__: null, copy: true } };
 
   defineProperty(Number.prototype, name, {
-    get: function () { counts[0]++; return undefined; },
+    get: function () {
+      if (++counts[0] > counts[1]) throw new RangeErrorCtor('the call ran out of its operation budget');
+      return undefined;
+    },
     enumerable: false,
     configurable: false,
   });
@@ -99,7 +106,7 @@ const stdlibByName = new Map<string, string>();
  */
 export class OpCounter {
   readonly name: string;
-  private readonly counts = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
+  private readonly counts = new Float64Array(new SharedArrayBuffer(2 * Float64Array.BYTES_PER_ELEMENT));
   private readonly runtime = new Map<string, string>();
 
   constructor(
@@ -107,6 +114,18 @@ export class OpCounter {
     readonly enabled: boolean,
   ) {
     this.name = opNameFor([policySource, STDLIB_INSTALL_SOURCE]);
+    this.counts[1] = Infinity; // the trusted set-up runs unbudgeted
+  }
+
+  /** Start a budgeted step (loading, or one call): it may count at most `limit` more ops. */
+  arm(limit: number): void {
+    this.counts[1] = this.counts[0]! + limit;
+  }
+
+  /** The last armed step ran out of its budget: a `timeout` failure, the same on any machine. */
+  overrun(phase: FailurePhase, limit: number): PolicyFailure | null {
+    if (!this.enabled || !(this.counts[0]! > this.counts[1]!)) return null;
+    return new PolicyFailure('timeout', phase, `${phase} ran past its budget of ${limit} counted operations (function entries and loop iterations)`);
   }
 
   /** Ops counted so far in this sandbox (load included). */

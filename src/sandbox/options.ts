@@ -2,10 +2,21 @@ import { z } from 'zod';
 import { parseOrThrow } from '../common/validate.js';
 
 /**
+ * Counted ops per ms of CPU: the calibration of the `counted` scheduling cost
+ * (NS_PER_OP = 6 ns in src/evaluate/sched-cost.ts, pinned equal by a test).
+ */
+export const OPS_PER_CPU_MS = 1e6 / 6;
+
+/**
  * Limits of one policy sandbox.
  *
- * cpuLimitMs is the budget of one call in CPU time: a call that returns
- * after spending more fails as `timeout` (the isolate is kept). wallLimitMs is the
+ * cpuLimitMs is the budget of one call (and of loading). With countOps (the
+ * default) it is enforced deterministically as opLimit counted operations
+ * (cpuLimitMs x OPS_PER_CPU_MS unless given): a call past it fails as
+ * `timeout` after the same op on any machine, under any load, so a busy
+ * machine can never turn an honest call into a failure. Without countOps, a
+ * call that returns after spending more CPU time fails as `timeout` (the
+ * isolate is kept). Either way wallLimitMs is the
  * watchdog: a call still running after that much wall-clock time is
  * terminated and the isolate disposed. The watchdog is looser than the budget
  * (10x by default) because wall time also counts waiting for a CPU, and
@@ -31,10 +42,15 @@ export const SandboxOptionsSchema = z
      * call reports 0 ops.
      */
     countOps: z.boolean().default(true),
+    /** Counted operations one call (or loading) may run; default cpuLimitMs x OPS_PER_CPU_MS. */
+    opLimit: z.number().int().positive().optional(),
   })
   .transform((o) => {
     const wallLimitMs = Math.ceil(o.wallLimitMs ?? o.cpuLimitMs * 10);
-    return { ...o, wallLimitMs };
+    const opLimit = o.opLimit ?? Math.round(o.cpuLimitMs * OPS_PER_CPU_MS);
+    // With the op budget in force, measured CPU only backs up the wall-clock watchdog.
+    const cpuCheckMs = o.countOps ? Infinity : o.cpuLimitMs;
+    return { ...o, wallLimitMs, opLimit, cpuCheckMs };
   })
   .refine((o) => o.wallLimitMs >= o.cpuLimitMs, {
     message: 'wallLimitMs must be at least cpuLimitMs',

@@ -79,6 +79,7 @@ export class PolicySandbox {
       const dispatch = (dispatcher = hold(installPrelude(isolate, context, limits, counter)));
       const proc0 = processCpuMark();
       const cpu0 = isolate.cpuTime;
+      counter.arm(limits.opLimit);
       loadPolicy(isolate, context, source, limits, counter);
       const bound = runGuarded(isolate, limits, 'load', () =>
         dispatch.applySync(undefined, [DispatchOp.Bind, null], {
@@ -88,8 +89,10 @@ export class PolicySandbox {
         }),
       );
       if (bound !== true) throw failureFromIsolate(bound, 'load');
+      const overrun = counter.overrun('load', limits.opLimit);
+      if (overrun) throw overrun;
       const loadCpuMs = Number(isolate.cpuTime - cpu0) / 1e6;
-      if (loadCpuMs > limits.cpuLimitMs && processCpuMsSince(proc0) > limits.cpuLimitMs) {
+      if (loadCpuMs > limits.cpuCheckMs && processCpuMsSince(proc0) > limits.cpuCheckMs) {
         throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
       }
       return new PolicySandbox(limits, isolate, context, dispatch, loadCpuMs, counter);
@@ -98,7 +101,8 @@ export class PolicySandbox {
       releaseQuietly(dispatcher);
       releaseQuietly(context);
       if (!isolate.isDisposed) isolate.dispose();
-      throw error;
+      // Whatever the budget's RangeError turned into (a top level that threw, a failed bind), it was the budget.
+      throw (error instanceof PolicyFailure && error.kind !== 'memory' && counter.overrun('load', limits.opLimit)) || error;
     }
   }
 
@@ -181,8 +185,11 @@ export class PolicySandbox {
   /** callIsolate with the call's ops: the counter lives in shared memory, so it is read whatever happened in the isolate. */
   private call(op: DispatchOp, phase: FailurePhase, ctx: Ctx) {
     const ops0 = this.counter.total;
+    this.counter.arm(this.limits.opLimit);
     const answer = this.callIsolate(op, phase, ctx);
-    return { ...answer, ops: this.counter.total - ops0 };
+    const ops = this.counter.total - ops0;
+    const overrun = this.deadBy ? null : this.counter.overrun(phase, this.limits.opLimit);
+    return overrun ? { ok: false as const, failure: overrun, cpuMs: answer.cpuMs, ops } : { ...answer, ops };
   }
 
   private callIsolate(
@@ -239,7 +246,7 @@ export class PolicySandbox {
     const cpuMs = Number(this.isolate.cpuTime - cpu0) / 1e6;
     this.charge(cpuMs);
     // isolated-vm's figure can include waiting for a core; the process's CPU must agree (process-cpu.ts).
-    if (cpuMs > this.limits.cpuLimitMs && processCpuMsSince(proc0) > this.limits.cpuLimitMs) {
+    if (cpuMs > this.limits.cpuCheckMs && processCpuMsSince(proc0) > this.limits.cpuCheckMs) {
       const message = `${phase} used ${cpuMs.toFixed(1)} ms of CPU; the limit is ${this.limits.cpuLimitMs} ms per call`;
       return { ok: false, failure: new PolicyFailure('timeout', phase, message), cpuMs };
     }

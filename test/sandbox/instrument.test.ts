@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sampleCtx, type Ctx } from '../../src/policy/index.js';
 import { instrumentFunctionText, instrumentScript, InstrumentError, opNameFor } from '../../src/sandbox/instrument.js';
 import { PolicySandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { OPS_PER_CPU_MS, resolveSandboxOptions } from '../../src/sandbox/options.js';
+import { NS_PER_OP } from '../../src/evaluate/index.js';
 
 const ctx = (): Ctx => sampleCtx({ nodes: 9, prefillNodes: 4 });
 const SCHEDULE = 'function schedule(ctx) { return { roles: ctx.plan.roles }; }';
@@ -141,7 +143,8 @@ describe('the counter cannot be tampered with from policy code', () => {
     expect(thrown.failure).toMatch(/^throw/);
     expect(thrown.ops).toBe(801);
 
-    const sandbox = PolicySandbox.create(`function shouldReschedule(ctx) { for (;;) {} }\n${SCHEDULE}`, { wallLimitMs: 300, cpuLimitMs: 100 });
+    // An op budget too large to reach: the wall-clock watchdog stops the loop and takes the isolate.
+    const sandbox = PolicySandbox.create(`function shouldReschedule(ctx) { for (;;) {} }\n${SCHEDULE}`, { wallLimitMs: 300, cpuLimitMs: 100, opLimit: 1e15 });
     const r = sandbox.shouldReschedule(ctx());
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.failure.kind).toBe('timeout');
@@ -149,6 +152,46 @@ describe('the counter cannot be tampered with from policy code', () => {
     expect(sandbox.isDisposed).toBe(true);
     expect(sandbox.cumulativeOps).toBeGreaterThanOrEqual(r.ops);
     sandbox.dispose();
+  });
+});
+
+describe('the per-call op budget', () => {
+  it('stops a runaway call after exactly the same op every time, keeping the isolate', () => {
+    for (let run = 0; run < 3; run++) {
+      const sandbox = PolicySandbox.create(`function shouldReschedule(ctx) { for (;;) {} }\n${SCHEDULE}`, { opLimit: 50_000 });
+      const r = sandbox.shouldReschedule(ctx());
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.failure.kind).toBe('timeout');
+      if (!r.ok) expect(r.failure.message).toMatch(/budget of 50000 counted operations/);
+      expect(r.ops).toBe(50_001);
+      expect(sandbox.isDisposed).toBe(false);
+      // The next call has a budget of its own.
+      expect(sandbox.schedule(ctx()).ok).toBe(true);
+      sandbox.dispose();
+    }
+  });
+
+  it('cannot be caught and outlived: a policy that catches the error still fails as timeout', () => {
+    const policy = `function shouldReschedule(ctx) {
+      for (;;) { try { for (;;) {} } catch (e) {} }
+    }
+    function schedule(ctx) {
+      try { for (;;) {} } catch (e) { return { roles: ctx.nodes.map(function (n) { return n.role; }) }; }
+    }`;
+    const sandbox = PolicySandbox.create(policy, { opLimit: 10_000 });
+    const a = sandbox.shouldReschedule(ctx());
+    const b = sandbox.schedule(ctx());
+    for (const r of [a, b]) {
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.failure.kind).toBe('timeout');
+    }
+    sandbox.dispose();
+  });
+
+  it('bounds loading too, and is cpuLimitMs at the counted cost per op by default', () => {
+    expect(() => PolicySandbox.create(`for (;;) {}\nfunction shouldReschedule() { return false; }\n${SCHEDULE}`, { opLimit: 1000 })).toThrow(/load ran past its budget of 1000/);
+    expect(resolveSandboxOptions({ cpuLimitMs: 100 }).opLimit).toBe(Math.round(100 * 1e6 / NS_PER_OP));
+    expect(OPS_PER_CPU_MS).toBe(1e6 / NS_PER_OP);
   });
 
   it('with counting off, nothing is instrumented and calls report 0 ops', () => {
