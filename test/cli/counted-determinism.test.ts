@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -52,6 +52,20 @@ describe('determinism under the default sched-cost while another process loads t
     expect(JSON.parse(a.stdout).breakdown.schedSeconds).toBeGreaterThan(0);
     expect(b.stdout).toBe(a.stdout);
   }, 120_000);
+
+  it('suite --json is byte-identical, oracles computed afresh each time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ap-counted-suite-'));
+    const file = join(dir, 'tiny-cc.json');
+    const scenario = { name: 'tiny-cc', note: 'a shortened cc run for the determinism test', workload: { preset: 'cc', agents: 24 }, cluster: { nodes: 3 }, split: '1P2D', warmupMinutes: 1, minutes: 10, seed: 1 };
+    writeFileSync(file, JSON.stringify(scenario));
+    const args = ['suite', '--scenarios', file, '--policies', 'seeds/evolving-infra.js', 'seeds/arrow-like.js', '--no-cache', '--threads', '2', '--json'];
+    const a = await cli(args);
+    const b = await cli(args);
+    expect(a.code, a.stderr).toBe(0);
+    expect(hog!.exitCode).toBe(null);
+    expect(JSON.parse(a.stdout).scenarios[0].policies).toHaveLength(2);
+    expect(b.stdout).toBe(a.stdout);
+  }, 300_000);
 
   it('two evolve runs with the same seed write the same lineage', async () => {
     const dbs = [0, 1].map(() => join(mkdtempSync(join(tmpdir(), 'ap-counted-')), 'lineage.db'));
