@@ -5,7 +5,9 @@ import { DataPlane, stagePolicy, type SlotEvent } from '../dataplane/index.js';
 import { replaySnapshot, sandboxHook, type SchedCost, type Snapshot } from '../evaluate/index.js';
 import { policyReplay, serveReplay, type PolicyReplay, type ServedSettings, type ServeReplay } from '../report/index.js';
 import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
-import { parseMechanics, parseScenario } from '../sim/index.js';
+import { scenarioOf } from './serve-session.js';
+import { ServeSettingsSchema } from './serve-settings.js';
+import { parseOrThrow } from '../common/validate.js';
 import type { DeploymentRecord, LineageStore } from '../store/index.js';
 
 /**
@@ -43,20 +45,7 @@ export function replayOnSnapshot(options: { schedCost: SchedCost; sandbox: Sandb
  * the data plane's own doing, as they were the first time.
  */
 export function reserve(store: LineageStore, settings: ServedSettings, deployments: readonly DeploymentRecord[], untilSeconds: number): ServeReplay {
-  const scenario = parseScenario({
-    workload: settings.workload,
-    agents: settings.agents,
-    arrivalRate: settings.arrivalRate,
-    bursts: settings.bursts,
-    membership: settings.membership,
-    nodes: settings.nodes,
-    nodeKinds: settings.nodeKinds,
-    split: settings.split,
-    mechanics: parseMechanics(settings.mechanics),
-    warmupMinutes: 0,
-    minutes: settings.durationMinutes,
-    seed: settings.seed,
-  });
+  const scenario = scenarioOf(parseOrThrow(ServeSettingsSchema, settings, { field: 'serve run settings' }));
   const first = deployments[0];
   const startCode = (first && store.getCandidate(first.candidate)?.code) || settings.policyCode;
   const staging = mkdtempSync(join(tmpdir(), 'autopoiesis-report-'));

@@ -233,7 +233,10 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
   }
 }
 
-function scenarioOf(settings: ServeSettings): Scenario {
+/** The simulation a serve run's settings describe (also what `report` re-serves). */
+export type ServedCluster = Pick<ServeSettings, 'workload' | 'agents' | 'arrivalRate' | 'bursts' | 'membership' | 'nodes' | 'nodeKinds' | 'split' | 'mechanics' | 'durationMinutes' | 'seed'>;
+
+export function scenarioOf(settings: ServedCluster): Scenario {
   return parseScenario({
     workload: settings.workload,
     agents: settings.agents,

@@ -28,12 +28,9 @@ export interface PolicyTask {
   capFactor: number;
 }
 
-/** Sent once to every worker before the pool closes (see worker.ts). */
-export interface DrainTask {
-  kind: 'drain';
-  barrier: SharedArrayBuffer;
-  workers: number;
-}
+/** Sent once to every worker before the pool closes (src/common/worker-drain.ts). */
+export type { DrainTask } from '../common/worker-drain.js';
+import type { DrainTask } from '../common/worker-drain.js';
 
 export type SuiteTask = StaticTask | PolicyTask;
 export type WorkerTask = SuiteTask | DrainTask;

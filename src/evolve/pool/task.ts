@@ -77,11 +77,8 @@ export const TaskClock = {
   },
 };
 
-/** Sent once to every worker before the pool closes (see worker.ts). */
-export interface DrainTask {
-  kind: 'drain';
-  barrier: SharedArrayBuffer;
-  workers: number;
-}
+/** Sent once to every worker before the pool closes (src/common/worker-drain.ts). */
+export type { DrainTask } from '../../common/worker-drain.js';
+import type { DrainTask } from '../../common/worker-drain.js';
 
 export type WorkerTask = PooledEvalTask | PooledTuneTask | DrainTask;

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
@@ -17,28 +16,9 @@ const data = workerData as WorkerData;
 const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(data.packed) : data.snapshot! };
 const snapshots = [setup.snapshot, ...(setup.moreSnapshots ?? [])];
 
-/**
- * isolated-vm handles that are finalised while a worker thread is being
- * terminated abort the whole process (an assertion in isolated-vm 5 on
- * Node 20). Before the pool closes, every worker runs one `drain` task that
- * collects them while the worker is alive. (Collecting after every
- * evaluation also works but makes evaluations about 1.5x slower.)
- */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
+/** Before the pool closes every worker takes one drain task (src/common/worker-drain.ts). */
 export default async function handle(task: WorkerTask): Promise<EvalOutcome | TuneResult | 'drained'> {
-  if (task.kind === 'drain') {
-    // Wait until every worker holds one drain task, so that each worker gets exactly one.
-    const arrived = new Int32Array(task.barrier);
-    Atomics.add(arrived, 0, 1);
-    const deadline = Date.now() + 10_000;
-    while (Atomics.load(arrived, 0) < task.workers && Date.now() < deadline) Atomics.wait(arrived, 0, Atomics.load(arrived, 0), 50);
-    collectGarbage();
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage();
-    return 'drained';
-  }
+  if (task.kind === 'drain') return drainWorker(task);
   if (task.kind === 'tune') return tune(task);
   return evaluate(task);
 }
