@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot, chargedSeconds, evaluatePolicy, NS_PER_CALL, NS_PER_OP, parseSchedCost } from '../../src/evaluate/index.js';
+import { chargedSeconds, evaluatePolicy, NS_PER_CALL, NS_PER_OP, parseSchedCost } from '../../src/evaluate/index.js';
 import { InputError } from '../../src/common/errors.js';
-import { MECHANICS_PRESETS, parseSplit } from '../../src/sim/index.js';
+import { smallCcSnapshot } from './fixtures.js';
 
-const snapshot = buildSnapshot({
-  workload: 'cc',
-  agents: 40,
-  roles: parseSplit('4P5D', 9),
-  nodeKinds: Array(9).fill('gb300'),
-  mechanics: MECHANICS_PRESETS['evolving-infra'],
-  warmupMinutes: 1,
-  minutes: 4,
-  seed: 3,
-});
+const snapshot = smallCcSnapshot;
 
 // The same decisions (flip node 4 every other minute) with `n` loop iterations of work per call.
 const looper = (n: number) => `

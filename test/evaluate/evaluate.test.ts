@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot, evaluatePolicy, parseSchedCost } from '../../src/evaluate/index.js';
-import { MECHANICS_PRESETS, parseSplit } from '../../src/sim/index.js';
+import { evaluatePolicy, parseSchedCost } from '../../src/evaluate/index.js';
+import { smallCcSnapshot } from './fixtures.js';
 
-const snapshot = buildSnapshot({
-  workload: 'cc',
-  agents: 40,
-  roles: parseSplit('4P5D', 9),
-  nodeKinds: Array(9).fill('gb300'),
-  mechanics: MECHANICS_PRESETS['evolving-infra'],
-  warmupMinutes: 1,
-  minutes: 4,
-  seed: 3,
-});
+const snapshot = smallCcSnapshot;
 
 // Flips one node between P and D every other minute: the same decisions, cheap or expensive.
 const flipper = (burnMs: number) => `
