@@ -297,6 +297,7 @@ export class DataPlane implements Steppable {
       ends: arrived.ends,
       nodes: nodeRecords(ctx),
       plan: [...ctx.plan.roles],
+      mechanics: ctx.mechanics,
       membership: this.membershipSeen,
       policy: this.slot.deployed,
     });

@@ -1,5 +1,5 @@
 import type { Snapshot } from '../evaluate/index.js';
-import type { MembershipChange, Role } from '../sim/index.js';
+import { knobsToReach, type MembershipChange, type Role } from '../sim/index.js';
 import { encodeBlocks, type Trace, type TraceEvent } from '../workload/index.js';
 import { TRACE_FORMAT, TRACE_VERSION } from '../workload/trace-schema.js';
 import type { RecordedEnd, RecordedRequest } from './recording-source.js';
@@ -67,11 +67,18 @@ export function snapshotFromCapture(capture: WindowCapture): Snapshot {
     roles,
     nodeKinds: [...capture.meta.nodeKinds],
     mechanics: capture.meta.mechanics,
+    ...knobsOf(capture),
     warmupSeconds: capture.warmupSeconds,
     windowSeconds: capture.windowSeconds,
     membership,
     seed: capture.meta.seed,
   };
+}
+
+/** The knobs a deployed policy had set where the capture starts, if any differ from the run's mechanics. */
+function knobsOf(capture: WindowCapture): Pick<Snapshot, 'knobs'> {
+  const knobs = knobsToReach(capture.meta.mechanics, capture.base.mechanics);
+  return knobs ? { knobs } : {};
 }
 
 interface BranchState {

@@ -1,5 +1,5 @@
 import { InfrastructureError, UsageError } from '../common/errors.js';
-import type { Ctx, NodeState } from '../policy/index.js';
+import type { Ctx, CtxMechanics, NodeState } from '../policy/index.js';
 import type { Mechanics, MembershipChange, Role } from '../sim/index.js';
 import type { RecordedEnd, RecordedRequest } from './recording-source.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -33,6 +33,8 @@ export interface StepRecord {
   readonly ends: readonly RecordedEnd[];
   readonly nodes: readonly NodeRecord[];
   readonly plan: readonly Role[];
+  /** The settings in force at `end` (ctx.mechanics): a snapshot starting here replays with them. */
+  readonly mechanics: CtxMechanics;
   readonly membership: readonly MembershipChange[];
   readonly policy: PolicyRef;
 }
@@ -126,6 +128,7 @@ export class WindowRecorder {
       ends: Object.freeze(record.ends),
       nodes: Object.freeze(record.nodes),
       plan: Object.freeze(record.plan),
+      mechanics: Object.freeze(record.mechanics),
       membership: Object.freeze(record.membership),
     });
     this.ring.push(frozen);

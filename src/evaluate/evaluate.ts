@@ -113,6 +113,7 @@ export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefine
     hardware,
     roles: snapshot.roles,
     mechanics: snapshot.mechanics,
+    ...(snapshot.knobs ? { initialKnobs: snapshot.knobs } : {}),
     source,
     seed: snapshot.seed,
     warmupSeconds: snapshot.warmupSeconds,

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Plan } from '../policy/index.js';
 import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
 import { expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
 
@@ -14,6 +15,13 @@ export interface Snapshot {
   roles: Role[];
   nodeKinds: string[];
   mechanics: Mechanics;
+  /**
+   * Contract-v2 settings in force where the window starts, on top of
+   * `mechanics` (routing, eviction, pacing, batching a deployed policy had
+   * set); absent when they are the mechanics' own. The replay starts with
+   * them, as the recorded cluster was.
+   */
+  knobs?: Omit<Plan, 'roles'>;
   warmupSeconds: number;
   /** Recorded seconds of scored work after the warm-up. */
   windowSeconds: number;

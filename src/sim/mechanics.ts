@@ -151,6 +151,30 @@ export function applyPlanKnobs(k: Knobs, plan: Plan): void {
   if (plan.batching?.maxPrefillTokens !== undefined) k.maxPrefillTokens = plan.batching.maxPrefillTokens;
 }
 
+/**
+ * The plan fields that take a run on `m` to the settings `inForce` shows (a
+ * ctx.mechanics read off another run, e.g. the data plane where a snapshot
+ * starts), or undefined when they are the run's own. A replay started with
+ * them begins where the recorded cluster was, not at the preset's settings.
+ */
+export function knobsToReach(m: Mechanics, inForce: CtxMechanics): Omit<Plan, 'roles'> | undefined {
+  const own = ctxMechanics(m, initialKnobs(m));
+  const out: Omit<Plan, 'roles'> = {};
+  const routing: NonNullable<Plan['routing']> = {};
+  for (const key of Object.keys(inForce.routing) as (keyof CtxMechanics['routing'])[]) {
+    if (inForce.routing[key] !== own.routing[key]) (routing as Record<string, unknown>)[key] = inForce.routing[key];
+  }
+  if (Object.keys(routing).length > 0) out.routing = routing;
+  const eviction: NonNullable<Plan['eviction']> = {};
+  if (inForce.eviction.order !== own.eviction.order) eviction.order = inForce.eviction.order;
+  if (inForce.eviction.protectWaiting !== own.eviction.protectWaiting) eviction.protectWaiting = inForce.eviction.protectWaiting;
+  if (Object.keys(eviction).length > 0) out.eviction = eviction;
+  // null (no limit) cannot be written as a plan field; it is the initial setting anyway.
+  if (inForce.transitions.maxConcurrent !== null) out.transitions = { maxConcurrent: inForce.transitions.maxConcurrent };
+  if (inForce.batching.maxPrefillTokens !== null) out.batching = { maxPrefillTokens: inForce.batching.maxPrefillTokens };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** ctx.mechanics: the settings in force. */
 export function ctxMechanics(m: Mechanics, k: Knobs): CtxMechanics {
   return {

@@ -4,6 +4,7 @@ import type { SimEvent } from './events.js';
 import type { NodeHardware } from './hardware.js';
 import type { KvDirectory } from './kv/index.js';
 import type { ClusterLearning, OnlineLearningOptions } from './learning/index.js';
+import type { Plan } from '../policy/schema.js';
 import type { Knobs, Mechanics } from './mechanics.js';
 import type { MembershipChange } from './membership.js';
 import type { MetricsRecorder, TransitionRecord } from './metrics.js';
@@ -20,6 +21,12 @@ export interface SimOptions {
   /** Initial role of every node. */
   roles: readonly Role[];
   mechanics: Mechanics;
+  /**
+   * Contract-v2 settings in force at time 0 on top of `mechanics` (what a
+   * snapshot of the data plane recorded where its window starts); left out,
+   * the run starts at the mechanics' own settings.
+   */
+  initialKnobs?: Omit<Plan, 'roles'>;
   source: WorkloadSource;
   seed: number;
   warmupSeconds: number;

@@ -6,7 +6,8 @@ import { createEventQueue, type SimEvent } from './events.js';
 import { KvDirectory, MAX_NODES } from './kv/index.js';
 import { ClusterLearning, givenLearningResult, type LearningResult } from './learning/index.js';
 import { beginLearning, engineFor, onLearn } from './learning-driver.js';
-import { initialKnobs } from './mechanics.js';
+import { PlanSchema } from '../policy/schema.js';
+import { applyPlanKnobs, initialKnobs, type Knobs } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
 import { buildCtx, onPlan } from './policy-driver.js';
@@ -18,6 +19,9 @@ import { onMembership } from './transitions/membership.js';
 import { onMonitor } from './transitions/monitor.js';
 import { onFetchDone, onPrefillDone } from './transitions/prefill.js';
 import { maybeFinishSwitch, onRestartDone } from './transitions/role-switch.js';
+
+/** The plan's contract-v2 fields alone: what SimOptions.initialKnobs may set. */
+const PlanKnobsSchema = PlanSchema.omit({ roles: true });
 
 export type { PolicyStats, SimOptions } from './sim-state.js';
 
@@ -83,7 +87,7 @@ export class Simulator {
       pendingDecode: [],
       prefillRouter: { sessionNode: new Map() },
       decodeRouter: { nextRoundRobin: 0 },
-      knobs: initialKnobs(opts.mechanics),
+      knobs: startingKnobs(opts),
       now: 0,
       endSeconds,
       pendingWorkloadEvents: 0,
@@ -97,6 +101,7 @@ export class Simulator {
       collocatedUntil: null,
       policyStats: { calls: 0, reschedules: 0, plansApplied: 0, failures: [], cpuSeconds: 0, scoredCpuSeconds: 0, delaySeconds: 0, nodesSwitched: 0, plans: [] },
     };
+    if (opts.initialKnobs?.eviction) this.s.kv.setEviction(this.s.knobs.eviction, this.s.knobs.protectWaiting === 'both');
   }
 
   /** Runs the whole simulation: start, advance to the end, finish. */
@@ -257,3 +262,14 @@ export class Simulator {
 }
 
 export type { SimRequest };
+
+/** The mechanics' own knobs, then the settings the run starts with (a snapshot's knobs in force), checked like a plan's. */
+function startingKnobs(opts: SimOptions): Knobs {
+  const knobs = initialKnobs(opts.mechanics);
+  if (opts.initialKnobs) {
+    const parsed = PlanKnobsSchema.safeParse(opts.initialKnobs);
+    if (!parsed.success) throw new RangeError(`initialKnobs: ${parsed.error.issues[0]!.message}`);
+    applyPlanKnobs(knobs, { roles: [], ...parsed.data });
+  }
+  return knobs;
+}

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stagePolicy } from '../../src/dataplane/index.js';
-import { MECHANICS_PRESETS } from '../../src/sim/index.js';
+import { replaySnapshot } from '../../src/evaluate/index.js';
+import type { CtxMechanics } from '../../src/policy/index.js';
+import { MECHANICS_PRESETS, plainPolicy } from '../../src/sim/index.js';
 import { flipper, makePlane, seed, smallScenario, stepUntil, tempDir, tracked } from './helpers.js';
 
 /**
@@ -69,6 +71,61 @@ describe('knob changes and hot swaps', () => {
       expect(result.sim.policy.failures).toEqual([]);
       expect(result.sim.policy.plansApplied).toBeGreaterThan(10);
       expect(result.sim.transitions.length).toBeGreaterThan(5);
+    } finally {
+      plane.dispose();
+    }
+  });
+});
+
+/** Sets the v2 knobs once, at its first reschedule, and keeps them (roles unchanged). */
+const SETS_KNOBS_ONCE = `
+let done = false;
+function shouldReschedule(ctx) { return !done && ctx.now >= 30; }
+function schedule(ctx) {
+  done = true;
+  return {
+    roles: ctx.plan.roles.slice(),
+    routing: { prefill: 'session', decode: 'round-robin', affinityMatch: 0.3 },
+    eviction: { order: 'lru', protectWaiting: 'host' },
+    transitions: { maxConcurrent: 2 },
+    batching: { maxPrefillTokens: 8192 },
+  };
+}`;
+
+describe('snapshots carry the knobs in force', () => {
+  /** ctx.mechanics as a replay of the snapshot shows it to the policy at its first call. */
+  function mechanicsAtReplayStart(snapshot: ReturnType<ReturnType<typeof makePlane>['snapshot']>): CtxMechanics {
+    let first: CtxMechanics | undefined;
+    replaySnapshot(snapshot, plainPolicy({ shouldReschedule: (ctx) => ((first ??= structuredClone(ctx.mechanics)), false), schedule: (ctx) => ({ roles: ctx.plan.roles }) }), 4);
+    return first!;
+  }
+
+  it('a replay of a window starts with the routing, eviction, pacing and batching a deployed policy had set', () => {
+    const plane = makePlane(smallScenario({ minutes: 6 }), { name: 'knobs-once', code: SETS_KNOBS_ONCE, candidateId: null });
+    try {
+      stepUntil(plane, 300);
+      const inForce = plane.records().at(-1)!.mechanics;
+      expect(inForce.routing.prefill).toBe('session');
+      const snapshot = plane.snapshot({ windowMinutes: 2, warmupMinutes: 1 });
+      expect(snapshot.knobs).toEqual({
+        routing: { prefill: 'session', decode: 'round-robin', affinityMatch: 0.3 },
+        eviction: { order: 'lru', protectWaiting: 'host' },
+        transitions: { maxConcurrent: 2 },
+        batching: { maxPrefillTokens: 8192 },
+      });
+      expect(mechanicsAtReplayStart(snapshot)).toEqual(inForce);
+    } finally {
+      plane.dispose();
+    }
+  });
+
+  it('a window of a policy that never set a knob has none, and replays at the mechanics of the run', () => {
+    const plane = makePlane(smallScenario({ minutes: 6 }), { name: 'flipper', code: flipper(60), candidateId: null });
+    try {
+      stepUntil(plane, 300);
+      const snapshot = plane.snapshot({ windowMinutes: 2, warmupMinutes: 1 });
+      expect('knobs' in snapshot).toBe(false);
+      expect(mechanicsAtReplayStart(snapshot)).toEqual(plane.records().at(-1)!.mechanics);
     } finally {
       plane.dispose();
     }
