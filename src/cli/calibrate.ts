@@ -4,6 +4,7 @@ import { CALIBRATION_DOC, calibrate, renderMarkdown, replaceCalibrationSection, 
 import { InputError, UsageError } from '../common/errors.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
+import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
 
 interface CalibrateFlags {
@@ -40,7 +41,7 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
       const doc = flags.updateDocs === true ? CALIBRATION_DOC : flags.updateDocs;
       // Check the file's markers before the long run, not after it.
       if (doc !== undefined) replaceCalibrationSection(readText(doc), '', doc);
-      const progress = progressLine(io);
+      let bar: ReturnType<typeof progressBar> | undefined;
       const run = await calibrate({
         targetsFile: flags.targets,
         only: flags.only,
@@ -51,9 +52,9 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
           ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
         },
         onRunDone: (spec, outcome, done, total) =>
-          progress(`calibrate: ${done}/${total} runs: ${spec.workload} ${spec.agents} agents ${spec.split} ${spec.mechanics} (${outcome.wallSeconds.toFixed(1)} s)`),
+          (bar ??= progressBar(io, 'calibrate', total, { unit: 'runs' })).update(done, `${spec.workload} ${spec.agents} agents ${spec.split} ${spec.mechanics} (${outcome.wallSeconds.toFixed(1)} s)`),
       });
-      progress(null);
+      bar?.finish();
       if (doc !== undefined) {
         writeFileAtomic(doc, replaceCalibrationSection(readText(doc), docsBody(run), doc));
         io.err(`calibrate: wrote the calibration section of ${doc} (${run.runs} runs, ${run.wallSeconds.toFixed(1)} s wall)\n`);
@@ -70,19 +71,6 @@ function readText(file: string): string {
   } catch (error) {
     throw new InputError(`cannot read: ${(error as Error).message}`, { file });
   }
-}
-
-/** Progress on stderr: one line per finished run, rewritten in place on a terminal. */
-function progressLine(io: CliIO): (line: string | null) => void {
-  let drawn = false;
-  return (line) => {
-    if (line === null) {
-      if (drawn && io.errIsTTY) io.err('\r\x1b[K');
-      return;
-    }
-    drawn = true;
-    io.err(io.errIsTTY ? `\r${line}\x1b[K` : `${line}\n`);
-  };
 }
 
 function setupLine(run: CalibrationRun): string {

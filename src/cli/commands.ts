@@ -11,6 +11,8 @@ import { registerCalibrateCommand } from './calibrate.js';
 import { registerSuiteCommands } from './suite.js';
 import { registerReportCommand } from './report.js';
 import { registerWorkerCommand } from './worker.js';
+import { registerInitCommand } from './init.js';
+import { RUN_CONFIG_COMMANDS, withRunConfig } from './run-config.js';
 
 /** Every command registers itself here; one file per command under src/cli/. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -25,4 +27,7 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerSuiteCommands(program, io);
   registerReportCommand(program, io);
   registerWorkerCommand(program, io);
+  registerInitCommand(program, io);
+  // `--config FILE.json` on the commands that run long jobs; the file's keys are derived from their options.
+  for (const name of RUN_CONFIG_COMMANDS) withRunConfig(program.commands.find((c) => c.name() === name)!);
 }

@@ -5,6 +5,7 @@ import type { Snapshot } from '../evaluate/index.js';
 import { checkValidateSeeds, windowOf, type EvolveConfig, type SnapshotPlan } from '../evolve/engine/index.js';
 import { loadScenario, scenarioSnapshot, withRunOverrides, type LoadedScenario } from '../scenario/index.js';
 import { parseMechanics } from '../sim/index.js';
+import { isGiven } from './option-source.js';
 import { nodeKindsSpec, scenarioWithFlags, type FlagMap } from './scenario-option.js';
 
 /** evolve's flags for the run-config fields (its scored minutes are the window). */
@@ -50,7 +51,7 @@ export function scenarioConfig(
 ): { fields: Partial<EvolveConfig>; plan: SnapshotPlan } {
   const refs = scenarioRefs(text);
   if (refs.length > 1) {
-    const other = Object.values(EVOLVE_FLAG_MAP).find((f) => !SHARED_FLAGS.has(f!) && cmd.getOptionValueSource(f!) === 'cli');
+    const other = Object.values(EVOLVE_FLAG_MAP).find((f) => !SHARED_FLAGS.has(f!) && isGiven(cmd, f!));
     if (other) throw new UsageError(`--${other.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} cannot be given with several scenarios (only --warmup-min, --window-min and --seed apply to each)`);
   }
   const loaded = refs.map((ref) => scenarioWithFlags(ref, cmd, flags, EVOLVE_FLAG_MAP));

@@ -8,12 +8,13 @@ import { parseOrThrow } from '../common/validate.js';
 import { packageRoot } from '../common/package-root.js';
 import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
-import { progressBar } from './progress.js';
+import { formatEvolveNote, progressBar } from './progress.js';
 import { renderTable } from './table.js';
 import { scenarioConfig, scenarioRefs, scenarioRunPlan } from './evolve-scenario.js';
 import { seedListOption } from './evolve-options.js';
 import { SCENARIO_HELP } from './scenario-option.js';
 import { queueBackend } from './evolve-queue.js';
+import { isGiven } from './option-source.js';
 
 interface EvolveFlags {
   workload: string;
@@ -107,7 +108,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--resume', 'continue the latest run in --db from its last committed iteration', false)
     .option('--json', 'print one JSON object {run, db, iterations, evaluated, failedByKind, best, seedsBest, improvementPct, validation?, archive}', false)
     .action(async (flags: EvolveFlags, command: Command) => {
-      const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+      const given = (name: string) => isGiven(command, name);
       const dbName = flags.scenario && !given('workload') ? scenarioRefs(flags.scenario).map((r) => r.replace(/^.*[\\/]/, '').replace(/\.json$/, '')).join('+') : flags.workload;
       const db = flags.db ?? join('runs', `${dbName.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/\.jsonl$/, '')}.db`);
       const more = { windows: flags.windows, validateSeeds: flags.validateSeeds ?? [] };
@@ -122,7 +123,8 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
-      const bar = progressBar(io, 'evolve', config.iterations);
+      // ETA from the iterations left, or --max-minutes when that comes first.
+      const bar = progressBar(io, 'evolve', config.iterations, { unit: 'iterations', deadlineMs: config.maxMinutes === undefined ? undefined : config.maxMinutes * 60_000 });
       const line = { done: 0, text: '' };
       const draw = () => bar.update(line.done, [line.text, queue?.note()].filter(Boolean).join(', '));
       if (queue) queue.onChange = draw;
@@ -130,7 +132,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
         const summary = await run.run({
           signal: controller.signal,
           onIteration: (p) => {
-            Object.assign(line, { done: p.iteration, text: `it ${p.iteration}/${p.iterations} best ${p.bestFitness?.toFixed(2) ?? '-'} s, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min, ${p.failed} failed` });
+            Object.assign(line, { done: p.iteration, text: formatEvolveNote(p) });
             draw();
           },
         });

@@ -7,6 +7,8 @@ export interface CliIO {
   err(text: string): void;
   /** True when stderr is a terminal (progress bars only then). */
   readonly errIsTTY: boolean;
+  /** Milliseconds for progress lines (elapsed time, rates, ETA); tests pass a fake clock. Default: performance.now. */
+  now?(): number;
 }
 
 export const processIO: CliIO = {

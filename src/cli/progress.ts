@@ -1,27 +1,113 @@
 import type { CliIO } from './io.js';
 
+/** Milliseconds, from any origin. */
+export type Clock = () => number;
+
+/** The clock progress lines use: the CliIO's (tests pass a fake one), or performance.now. */
+export function clockOf(io: CliIO): Clock {
+  return io.now ? () => io.now!() : () => performance.now();
+}
+
+/** Nothing is drawn before the work has taken this long (short runs stay quiet). */
+export const QUIET_MS = 1000;
+/** At most one redraw per this many ms. */
+export const REDRAW_MS = 100;
+
+export interface ProgressOptions {
+  /** What `done` and `total` count ("runs"); without it only the percentage is shown. */
+  unit?: string;
+  /** The work stops at this many ms after the start at the latest (evolve --max-minutes): the ETA is never later. */
+  deadlineMs?: number;
+}
+
+export interface ProgressState extends ProgressOptions {
+  label: string;
+  done: number;
+  total: number;
+  /** Since the start (the deadline counts from it). */
+  elapsedMs: number;
+  /** The rate is measured from the first step reported: `done` then, and the ms since. */
+  base: number;
+  sinceBaseMs: number;
+  note?: string;
+}
+
 /**
- * A one-line progress bar on stderr, drawn only on a terminal and only once
- * the work has taken more than a second (short runs stay quiet).
+ * Time left: the rate of the steps since the first one reported (so a resumed
+ * run's earlier steps and the set-up before the first step do not count)
+ * applied to the steps left, capped by the deadline; null while unknown.
  */
-export function progressBar(io: CliIO, label: string, total: number): { update(done: number, note?: string): void; finish(): void } {
-  const started = Date.now();
+export function etaMs(s: Pick<ProgressState, 'done' | 'total' | 'base' | 'sinceBaseMs' | 'elapsedMs' | 'deadlineMs'>): number | null {
+  const byDeadline = s.deadlineMs === undefined ? Infinity : Math.max(0, s.deadlineMs - s.elapsedMs);
+  const steps = s.done - s.base;
+  const byRate = steps > 0 ? (s.sinceBaseMs / steps) * Math.max(0, s.total - s.done) : Infinity;
+  const eta = Math.min(byDeadline, byRate);
+  return Number.isFinite(eta) ? eta : null;
+}
+
+/** `45s`, `4m05s`, `2h03m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** One progress line, without the terminal control codes: `suite [#####.....]  50% 6/12 runs, ETA 1m05s, tiny-cc greedy`. */
+export function formatProgress(s: ProgressState): string {
+  const frac = s.total > 0 ? Math.min(1, s.done / s.total) : 0;
+  const width = 30;
+  const filled = Math.round(frac * width);
+  const eta = etaMs(s);
+  const parts = [s.unit ? `${s.done}/${s.total} ${s.unit}` : '', eta === null ? '' : `ETA ${formatDuration(eta)}`, s.note ?? ''].filter(Boolean);
+  return `${s.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}%${parts.length ? ' ' + parts.join(', ') : ''}`;
+}
+
+/**
+ * A one-line progress bar on stderr, redrawn in place, only on a terminal
+ * (off a terminal nothing is written) and only once the work has taken more
+ * than QUIET_MS.
+ */
+export function progressBar(io: CliIO, label: string, total: number, options: ProgressOptions = {}): { update(done: number, note?: string): void; finish(): void } {
+  const now = clockOf(io);
+  const started = now();
   let drawn = false;
-  let lastDraw = 0;
+  let lastDraw = -Infinity;
+  let base: { done: number; at: number } | undefined;
   return {
-    update(done, note = '') {
+    update(done, note) {
       if (!io.errIsTTY) return;
-      const now = Date.now();
-      if (now - started < 1000 || now - lastDraw < 100) return;
-      lastDraw = now;
+      const t = now();
+      if (base === undefined && done > 0) base = { done, at: t };
+      if (t - started < QUIET_MS || t - lastDraw < REDRAW_MS) return;
+      lastDraw = t;
       drawn = true;
-      const frac = total > 0 ? Math.min(1, done / total) : 0;
-      const width = 30;
-      const filled = Math.round(frac * width);
-      io.err(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${note}\x1b[K`);
+      io.err(`\r${formatProgress({ label, done, total, base: base?.done ?? done, sinceBaseMs: base ? t - base.at : 0, elapsedMs: t - started, note, ...options })}\x1b[K`);
     },
     finish() {
       if (drawn) io.err('\r\x1b[K');
+      drawn = false;
     },
   };
+}
+
+/** What evolve reports after each iteration (src/evolve/engine IterationProgress). */
+export interface EvolveProgress {
+  bestFitness: number | null;
+  seedsBestFitness: number | null;
+  fitnessUnit: 'seconds' | 'ratio';
+  evalsPerSecond: number;
+  failed: number;
+}
+
+/** evolve's note: `best 812.4 s, 3.1 % better than the best seed (838.4 s), 4.2 evals/s, 3 failed`. */
+export function formatEvolveNote(p: EvolveProgress): string {
+  const f = (x: number) => (p.fitnessUnit === 'ratio' ? `${x.toFixed(4)} x ref` : `${x.toFixed(1)} s`);
+  const parts = [`best ${p.bestFitness === null ? '-' : f(p.bestFitness)}`];
+  if (p.bestFitness !== null && p.seedsBestFitness !== null && p.seedsBestFitness > 0) {
+    const pct = ((p.seedsBestFitness - p.bestFitness) / p.seedsBestFitness) * 100;
+    parts.push(`${Math.abs(pct).toFixed(1)} % ${pct >= 0 ? 'better' : 'worse'} than the best seed (${f(p.seedsBestFitness)})`);
+  }
+  parts.push(`${p.evalsPerSecond.toFixed(1)} evals/s`, `${p.failed} failed`);
+  return parts.join(', ');
 }

@@ -3,6 +3,7 @@ import { InputError, UsageError } from '../common/errors.js';
 import { loadScenario, withRunOverrides, type LoadedScenario } from '../scenario/index.js';
 import { checkMembership, expandNodeKinds, parseMechanics, parseSplit, type RunConfigInput } from '../sim/index.js';
 import { parseMembership } from './membership-option.js';
+import { isGiven } from './option-source.js';
 
 export const SCENARIO_FLAGS = '--scenario <name|file.json>';
 export const SCENARIO_HELP =
@@ -34,12 +35,12 @@ export interface ScenarioRun {
 }
 
 /**
- * Load `--scenario` and apply the flags given on the command line (commander
- * value source 'cli'); flags left at their defaults do not override the file.
+ * Load `--scenario` and apply the flags given on the command line or in the
+ * run config file (isGiven); flags left at their defaults do not override the file.
  */
 export function scenarioWithFlags(ref: string, cmd: Command, flags: Record<string, unknown>, map: FlagMap): ScenarioRun {
   const loaded = loadScenario(ref);
-  const given = (field: keyof FlagMap): boolean => map[field] !== undefined && cmd.getOptionValueSource(map[field]!) === 'cli';
+  const given = (field: keyof FlagMap): boolean => map[field] !== undefined && isGiven(cmd, map[field]!);
   const value = (field: keyof FlagMap): unknown => flags[map[field]!];
   const overrides: Partial<RunConfigInput> = {};
   for (const field of ['workload', 'agents', 'arrivalRate', 'nodes', 'split', 'warmupMinutes', 'minutes', 'seed', 'timeScale'] as const) {

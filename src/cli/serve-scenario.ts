@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { isGiven } from './option-source.js';
 import type { ServeSettingsInput } from './serve-settings.js';
 import { nodeKindsSpec, scenarioWithFlags, type FlagMap } from './scenario-option.js';
 
@@ -30,7 +31,7 @@ export function scenarioServeFields(ref: string, cmd: Command, flags: Record<str
     split: run.split,
     mechanics: mechanicsSpec,
     seed: run.seed,
-    ...(cmd.getOptionValueSource('durationMin') === 'cli' ? {} : { durationMinutes: run.warmupMinutes + run.minutes }),
+    ...(isGiven(cmd, 'durationMin') ? {} : { durationMinutes: run.warmupMinutes + run.minutes }),
     scenario: { ref: isPath ? resolve(ref) : ref, contentHash: scenario.contentHash },
   };
 }

@@ -12,6 +12,7 @@ import { scenarioServeFields } from './serve-scenario.js';
 import { SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
 import { runServe, type ServeReport, type ServeStatus } from './serve-session.js';
 import { renderTable } from './table.js';
+import { isGiven } from './option-source.js';
 
 interface ServeFlags {
   workload?: string;
@@ -81,7 +82,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option('--resume', 'continue the latest serve run in --db (after a kill): same settings, --duration-min and --speed may be given anew', false)
     .option('--json', 'print one JSON object at the end: {run, db, simMinutes, cycles, deployments, rollbacks, droppedRequests, metrics, segments, ...}', false)
     .action(async (flags: ServeFlags, command: Command) => {
-      const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+      const given = (name: string) => isGiven(command, name);
       const settings = flags.resume ? undefined : settingsFrom(flags, command);
       const controller = new AbortController();
       const onSignal = () => controller.abort();

@@ -65,7 +65,7 @@ export function registerSuiteCommands(program: Command, io: CliIO): void {
           schedCost,
           pool,
           cache: flags.cache ? new OracleCache(flags.cacheDir) : undefined,
-          onProgress: (done, total, note) => (bar ??= progressBar(io, 'suite', total)).update(done, note),
+          onProgress: (done, total, note) => (bar ??= progressBar(io, 'suite', total, { unit: 'runs' })).update(done, note),
         });
         bar?.finish();
         if (flags.json) io.out(JSON.stringify(report) + '\n');
@@ -102,7 +102,7 @@ export function registerSuiteCommands(program: Command, io: CliIO): void {
           {
             pool,
             cache: flags.cache ? new OracleCache(flags.cacheDir) : undefined,
-            onRun: (r) => (bar ??= progressBar(io, 'oracle', oracleCandidates(cluster).length)).update(++done, r.split),
+            onRun: (r) => (bar ??= progressBar(io, 'oracle', oracleCandidates(cluster).length, { unit: 'runs' })).update(++done, r.split),
           },
         );
         bar?.finish();

@@ -6,8 +6,10 @@ import { runCli } from '../../src/cli/main.js';
 import { bufferIO } from '../../src/cli/io.js';
 import { calibrate, CALIBRATION_BEGIN, CALIBRATION_END, reportJson } from '../../src/calibrate/index.js';
 
-async function cli(args: string[]) {
-  const io = bufferIO();
+/** `tty`: stderr is a terminal, and the progress clock moves a second per reading. */
+async function cli(args: string[], tty = false) {
+  let t = 0;
+  const io = Object.assign(bufferIO(), tty ? { errIsTTY: true, now: () => (t += 1000) } : {});
   const code = await runCli(args, io);
   return { code, stdout: io.stdout, stderr: io.stderr };
 }
@@ -48,9 +50,12 @@ describe('autopoiesis calibrate: bad input', () => {
 
 describe('autopoiesis calibrate: a short end-to-end run', () => {
   it('runs one table and prints {rows, sweeps, modelError} with exactly the documented keys', async () => {
-    const r = await cli(['calibrate', '--only', 'cc126-fetch', '--json', ...SHORT]);
+    const r = await cli(['calibrate', '--only', 'cc126-fetch', '--json', ...SHORT], true);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/calibrate: 2\/2 runs/);
+    // On a terminal: progress per run (k/N runs, the run, an ETA), cleared at the end.
+    expect(r.stderr).toMatch(/^\rcalibrate \[#+\.*\] +50% 1\/2 runs, cc /);
+    expect(r.stderr).toMatch(/\rcalibrate \[#+\] 100% 2\/2 runs, ETA 0s, cc /);
+    expect(r.stderr.endsWith('\r\x1b[K')).toBe(true);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
@@ -73,6 +78,8 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
     expect(r.stdout).toMatch(/^calibration: 9 x gb300, closed loop, warm-up 1 min, scored minutes 1 to 3, seed 1; 2 simulation runs/);
     expect(r.stdout).toContain('cache-affinity routing  throughput (req/s)');
     expect(r.stdout).toMatch(/targets met: \d+ of 10/);
+    // Off a terminal: nothing but the final output.
+    expect(r.stderr).toBe('');
   });
 
   it.skipIf(!existsSync('dist/src/calibrate/worker.js'))('runs a sweep on worker threads: 8 splits, the published split among them', async () => {

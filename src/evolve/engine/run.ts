@@ -18,6 +18,10 @@ export interface IterationProgress {
   iteration: number;
   iterations: number;
   bestFitness: number | null;
+  /** The best seed's fitness (iteration 0), what the run is measured against. */
+  seedsBestFitness: number | null;
+  /** What fitness is (as in EvolveSummary). */
+  fitnessUnit: 'seconds' | 'ratio';
   evaluated: number;
   failed: number;
   evalsPerSecond: number;
@@ -135,6 +139,7 @@ export class EvolutionRun {
     const started = performance.now();
     const deadline = this.config.maxMinutes !== undefined ? started + this.config.maxMinutes * 60_000 : Infinity;
     let interrupted = false;
+    let seedsBest: { fitness: number | null } | undefined;
     try {
       if (this.nextIteration === 0) {
         const seeded = await this.evolver.seed(0, [
@@ -155,10 +160,14 @@ export class EvolutionRun {
         await this.evolver.iterate(it);
         this.nextIteration++;
         if (it % this.config.validateEvery === 0) await this.validate(it);
+        // The seeds are fixed once iteration 0 is committed: read their best once.
+        seedsBest ??= { fitness: this.store.runCandidateStats(this.runId).seedsBest?.fitness ?? null };
         hooks.onIteration?.({
           iteration: it,
           iterations: this.config.iterations,
           bestFitness: this.evolver.islands.bestOverall()?.fitness ?? null,
+          seedsBestFitness: seedsBest.fitness,
+          fitnessUnit: this.normalised ? 'ratio' : 'seconds',
           evaluated: this.evolver.evaluated,
           failed: this.evolver.failed,
           evalsPerSecond: this.evolver.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
