@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command, Option } from 'commander';
 import { UsageError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
@@ -125,6 +125,8 @@ export function registerInitCommand(program: Command, io: CliIO): void {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, text);
       }
-      io.out(`wrote ${files.map(([p]) => p).join(', ')}\nnext: autopoiesis evolve --config ${join(dir, CONFIG_FILE)}\n`);
+      // The config's paths (policies/, runs/) are relative to where the command runs: DIR.
+      const cd = resolve(dir) === resolve('.') ? '' : `cd ${dir} && `;
+      io.out(`wrote ${files.map(([p]) => p).join(', ')}\nnext: ${cd}autopoiesis evolve --config ${CONFIG_FILE}\n`);
     });
 }

@@ -146,6 +146,21 @@ describe('autopoiesis init', () => {
       expect([...Object.keys(settings), ...listed].sort(), name).toEqual(configurableOptions(command(name)).map(configKey).sort());
     }
     expect(readRunConfig(command('evolve'), file)).toMatchObject({ seeds: 'policies', iterations: 200, maxMinutes: 30 });
+    expect(r.stdout).toContain(`next: cd ${dir} && autopoiesis evolve --config autopoiesis.config.json`);
+    // Through the commands: the file is accepted, and the flag beside it is what stops them.
+    // (Its paths are relative to DIR, where the commands would run; here they are given as flags.)
+    const seeds = join(dir, 'policies');
+    for (const args of [
+      ['evolve', '--workload', 'no-such-preset', '--seeds', seeds, '--db', join(dir, 'x.db')],
+      ['serve', '--workload', 'no-such-preset', '--policy', join(seeds, 'my-seed.js'), '--db', join(dir, 'y.db')],
+      ['suite', '--scenarios', 'no-such-scenario'],
+    ]) {
+      const run = await cli([...args, '--config', file]);
+      expect(run.code, args[0]).toBe(2);
+      expect(run.stderr.trim().split('\n'), args[0]).toHaveLength(1);
+      expect(run.stderr, args[0]).toMatch(/no-such-/);
+      expect(run.stderr, args[0]).not.toContain('autopoiesis.config.json');
+    }
     expect(readFileSync(join(dir, 'policies', 'README.md'), 'utf8')).toMatch(/docs\/policies\.md/);
     const seed = readFileSync(join(dir, 'policies', 'my-seed.js'), 'utf8');
     expect(seed).toMatch(/function shouldReschedule\(ctx\)/);
