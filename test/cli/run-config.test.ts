@@ -130,6 +130,19 @@ describe('run config files: the commands', () => {
   });
 });
 
+describe('run config files: a key set counts as given', () => {
+  it('beside several scenarios a file key is refused as the flag is (a default is not)', async () => {
+    const dir = tmp();
+    const scenarios = ['--scenario', 'steady-cc,restart-cc'];
+    const file = write(dir, 'nodes.json', JSON.stringify({ nodes: 4 }));
+    await refused(['evolve', ...scenarios, '--config', file], join(dir, 'a.db'), /--nodes cannot be given with several scenarios/);
+    await refused(['evolve', ...scenarios, '--nodes', '4'], join(dir, 'b.db'), /--nodes cannot be given with several scenarios/);
+    // Without the key nothing is given: that check passes and a later one (validation on the training seed) stops the run.
+    const other = write(dir, 'other.json', JSON.stringify({ '//nodes': 'left out', validateSeeds: [1] }));
+    await refused(['evolve', ...scenarios, '--config', other], join(dir, 'c.db'), /--validate-seeds: seed 1 is the training seed/);
+  });
+});
+
 describe('autopoiesis init', () => {
   it('writes a commented config that --config accepts for every command, and a policies/ layout', async () => {
     const dir = join(tmp(), 'project');
