@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerCommands } from '../../src/cli/commands.js';
 import { bufferIO } from '../../src/cli/io.js';
@@ -79,6 +79,19 @@ describe('run config files: the schema', () => {
     const suite = command('suite');
     expect(readRunConfig(suite, write(dir, 's.json', JSON.stringify({ policies: ['a.js', 'b.js'], cache: false })))).toEqual({ policies: ['a.js', 'b.js'], cache: false });
     expect(() => readRunConfig(suite, write(dir, 's2.json', JSON.stringify({ policies: 'a.js' })))).toThrow(/key "policies"/);
+  });
+
+  it('an option with a parser of its own: the file\'s string goes through it; an optional value takes true or a string', () => {
+    const dir = tmp();
+    const cmd = new Command('evolve')
+      .option('--mode <m>', 'a mode', (v: string) => {
+        if (v !== 'fast') throw new InvalidArgumentError(`--mode: "${v}" is not a mode`);
+        return v.toUpperCase();
+      })
+      .option('--out [file]', 'where');
+    expect(readRunConfig(cmd, write(dir, 'a.json', JSON.stringify({ mode: 'fast', out: true })))).toEqual({ mode: 'FAST', out: true });
+    expect(readRunConfig(cmd, write(dir, 'b.json', JSON.stringify({ out: 'x.md' })))).toEqual({ out: 'x.md' });
+    expect(() => readRunConfig(cmd, write(dir, 'c.json', JSON.stringify({ mode: 'slow' })))).toThrow(/key "mode" \(--mode\): --mode: "slow" is not a mode$/);
   });
 
   it('a file with one section per command gives each command its section', () => {
