@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
  * One direction of dependency (design section 2):
  * cli -> dataplane/controlplane -> evolve -> evaluate -> sandbox, sim -> workload, policy.
  * `sim` knows nothing of evolution; `evolve` nothing of GB300 (it may reach the
- * simulator only through `evaluate`); `store` is used by controlplane, evolve and cli.
+ * simulator only through `evaluate`); `store` is used by controlplane, evolve and cli;
+ * `queue` (the BullMQ transport, src/queue) knows no job kind and is used by evolve, suite and cli.
  */
 const ALLOWED: Record<string, string[]> = {
   common: [],
@@ -17,13 +18,14 @@ const ALLOWED: Record<string, string[]> = {
   evaluate: ['sim', 'sandbox', 'workload', 'policy', 'common'],
   calibrate: ['sim', 'workload', 'policy', 'common'],
   scenario: ['evaluate', 'sim', 'workload', 'policy', 'common'],
-  suite: ['scenario', 'evaluate', 'sim', 'workload', 'policy', 'common'],
+  suite: ['queue', 'scenario', 'evaluate', 'sim', 'workload', 'policy', 'common'],
   report: ['store', 'evaluate', 'sim', 'workload', 'policy', 'common'],
   store: ['common'],
-  evolve: ['evaluate', 'sandbox', 'policy', 'store', 'common'],
+  queue: ['common'],
+  evolve: ['queue', 'evaluate', 'sandbox', 'policy', 'store', 'common'],
   dataplane: ['evaluate', 'sim', 'sandbox', 'workload', 'policy', 'common'],
   controlplane: ['evolve', 'evaluate', 'dataplane', 'sandbox', 'store', 'workload', 'policy', 'common'],
-  cli: ['controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'scenario', 'suite', 'report', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
+  cli: ['queue', 'controlplane', 'dataplane', 'evolve', 'evaluate', 'calibrate', 'scenario', 'suite', 'report', 'sim', 'sandbox', 'store', 'workload', 'policy', 'common'],
 };
 
 function files(dir: string): string[] {

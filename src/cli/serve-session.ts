@@ -4,6 +4,7 @@ import { computeSegments, DataPlane, readStaged, settleStaged, stagePolicy, type
 import { openWorkload, parseMechanics, parseScenario, parseSplit, round, type Scenario, type SimMetrics } from '../sim/index.js';
 import { PolicySandbox } from '../sandbox/index.js';
 import type { WorkloadSource } from '../workload/index.js';
+import type { BackendFactory } from '../evolve/engine/index.js';
 import { parseOrThrow } from '../common/validate.js';
 import { SERVE_SETTINGS_KEY, ServeSettingsSchema, type ServeSettings } from './serve-settings.js';
 
@@ -27,6 +28,8 @@ export interface ServeSessionOptions {
   signal?: AbortSignal;
   onStatus?: (status: ServeStatus) => void;
   log?: (line: string) => void;
+  /** Where the control plane's candidates are evaluated (serve --queue); default: local worker threads. */
+  backend?: BackendFactory;
 }
 
 export interface ServeStatus {
@@ -93,6 +96,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
     },
     deployed: () => serving,
     stage: (dir, policy) => stagePolicy(dir, policy),
+    backend: options.backend,
     clock: () => dataPlane?.simSeconds ?? 0,
     onCycle: (outcome) => {
       outcomes.push(outcome);

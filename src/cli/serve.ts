@@ -12,6 +12,7 @@ import { scenarioServeFields } from './serve-scenario.js';
 import { SCENARIO_FLAGS, SCENARIO_HELP } from './scenario-option.js';
 import { runServe, type ServeReport, type ServeStatus } from './serve-session.js';
 import { renderTable } from './table.js';
+import { queueBackend } from './evolve-queue.js';
 import { isGiven } from './option-source.js';
 
 interface ServeFlags {
@@ -45,6 +46,8 @@ interface ServeFlags {
   frozen: boolean;
   resume: boolean;
   json: boolean;
+  queue?: string;
+  queueTimeout: number;
 }
 
 export function registerServeCommand(program: Command, io: CliIO): void {
@@ -80,6 +83,8 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option('--llm-timeout-ms <ms>', 'llm mutator: request timeout', intOption('--llm-timeout-ms', 1, 3_600_000))
     .option('--frozen', 'never replace the starting policy (no evolution): the comparison baseline', false)
     .option('--resume', 'continue the latest serve run in --db (after a kill): same settings, --duration-min and --speed may be given anew', false)
+    .option('--queue <redis://HOST:PORT/NAME>', "send the control plane's candidate evaluations as BullMQ jobs to `autopoiesis worker` processes (docs/distributed.md)")
+    .option('--queue-timeout <s>', 'with --queue: a cycle fails (and the loop backs off) when no worker has been connected this long while candidates wait', floatOption('--queue-timeout', 1), 300)
     .option('--json', 'print one JSON object at the end: {run, db, simMinutes, cycles, deployments, rollbacks, droppedRequests, metrics, segments, ...}', false)
     .action(async (flags: ServeFlags, command: Command) => {
       const given = (name: string) => isGiven(command, name);
@@ -88,7 +93,8 @@ export function registerServeCommand(program: Command, io: CliIO): void {
       const onSignal = () => controller.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const line = statusLine(io);
+      const queue = flags.queue ? queueBackend(flags.queue, flags.queueTimeout, io, 'serve') : undefined;
+      const line = statusLine(io, () => queue?.note() ?? '');
       try {
         const report = await runServe({
           dbPath: flags.db,
@@ -113,6 +119,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
           signal: controller.signal,
           onStatus: line.update,
           log: (text) => line.log(text),
+          backend: queue?.backend,
         });
         line.finish();
         io.out(flags.json ? JSON.stringify(report) + '\n' : formatReport(report));
@@ -159,13 +166,14 @@ function settingsFrom(flags: ServeFlags, command: Command) {
  * it. Off a terminal: log lines only, plus one status line per simulated ten
  * minutes, so a log file shows progress without flooding.
  */
-function statusLine(io: CliIO) {
+function statusLine(io: CliIO, queueNote: () => string) {
   let drawn = false;
   let lastDraw = 0;
   let nextPlain = 0;
   return {
     update(s: ServeStatus) {
-      const text = formatStatus(s);
+      const note = queueNote();
+      const text = formatStatus(s) + (note ? ` | ${note}` : '');
       if (io.errIsTTY) {
         const now = Date.now();
         if (now - lastDraw < 200) return;

@@ -6,9 +6,10 @@ import { InputError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { DEFAULT_SCHED_COST, parseSchedCost } from '../evaluate/index.js';
 import { listScenarios, loadScenario, type LoadedScenario } from '../scenario/index.js';
-import { computeOracles, oracleCandidates, formatSuiteMarkdown, formatSuiteText, OracleCache, runSuite, scenarioCluster, scenarioSource, SuitePool, type OracleResult } from '../suite/index.js';
+import { computeOracles, oracleCandidates, formatSuiteMarkdown, formatSuiteText, OracleCache, QueueSuiteRunner, runSuite, scenarioCluster, scenarioSource, SuitePool, type OracleResult } from '../suite/index.js';
 import type { CliIO } from './io.js';
-import { intOption } from './options.js';
+import { floatOption, intOption } from './options.js';
+import { queueProgress } from './queue-progress.js';
 import { readPolicyFile } from './policy-file.js';
 import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
@@ -26,6 +27,8 @@ interface SuiteFlags {
   oraclesOnly: boolean;
   json: boolean;
   markdown: boolean;
+  queue?: string;
+  queueTimeout: number;
 }
 
 interface OracleFlags {
@@ -51,12 +54,21 @@ export function registerSuiteCommands(program: Command, io: CliIO): void {
     .option('--oracles-only', 'compute and print the oracles only, no policies', false)
     .option('--json', 'print {scenarios: [{name, oracle: {staticBest, window}, policies: [...]}]}', false)
     .option('--markdown', 'print one markdown table', false)
+    .option('--queue <redis://HOST:PORT/NAME>', 'send the runs as BullMQ jobs to `autopoiesis worker` processes instead of worker threads here (docs/distributed.md)')
+    .option('--queue-timeout <s>', 'with --queue: fail (exit 1) when no worker has been connected this long while runs wait', floatOption('--queue-timeout', 1), 300)
     .action(async (flags: SuiteFlags) => {
       const scenarios = selectScenarios(flags.scenarios);
       const policies = flags.oraclesOnly ? [] : (flags.policies?.length ? flags.policies : defaultSeeds()).map(readPolicyFile);
       const schedCost = parseSchedCost(flags.schedCost);
-      const pool = new SuitePool(flags.threads ?? availableParallelism());
+      const threads = flags.threads ?? availableParallelism();
+      const queue = flags.queue ? queueProgress('suite', flags.queue, flags.queueTimeout, io) : undefined;
+      const pool = queue
+        ? await QueueSuiteRunner.open({ address: queue.address, threads, timeoutMs: flags.queueTimeout * 1000, onStatus: (s) => queue.onStatus(s) })
+        : new SuitePool(threads);
       let bar: ReturnType<typeof progressBar> | undefined;
+      const line = { done: 0, note: '' };
+      const draw = () => bar?.update(line.done, [line.note, queue?.note()].filter(Boolean).join(', '));
+      if (queue) queue.onChange = draw;
       try {
         const { report, oraclesFromCache } = await runSuite({
           scenarios,
@@ -65,7 +77,11 @@ export function registerSuiteCommands(program: Command, io: CliIO): void {
           schedCost,
           pool,
           cache: flags.cache ? new OracleCache(flags.cacheDir) : undefined,
-          onProgress: (done, total, note) => (bar ??= progressBar(io, 'suite', total, { unit: 'runs' })).update(done, note),
+          onProgress: (done, total, note) => {
+            bar ??= progressBar(io, 'suite', total, { unit: 'runs' });
+            Object.assign(line, { done, note });
+            draw();
+          },
         });
         bar?.finish();
         if (flags.json) io.out(JSON.stringify(report) + '\n');

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { describeAddress, parseQueueAddress, QueueWorker } from '../evolve/queue/index.js';
+import { evolveJobHandler } from '../evolve/queue/index.js';
+import { describeAddress, parseQueueAddress, QueueWorker } from '../queue/index.js';
+import { suiteJobHandler } from '../suite/index.js';
 import type { CliIO } from './io.js';
 import { intOption } from './options.js';
 
@@ -13,13 +15,14 @@ interface WorkerFlags {
 
 /**
  * `autopoiesis worker`: a long-running evaluation worker for runs started with
- * `evolve --queue` (see docs/distributed.md). SIGTERM (or SIGINT) stops taking
+ * `evolve --queue`, `suite --queue` or `serve --queue` (see docs/distributed.md):
+ * it takes every kind of job (the job's name says which). SIGTERM (or SIGINT) stops taking
  * jobs, lets those in progress finish and send their answers, and exits 0.
  */
 export function registerWorkerCommand(program: Command, io: CliIO): void {
   program
     .command('worker')
-    .description('Evaluate candidates sent through a BullMQ queue on Redis by `evolve --queue` (each in its own sandbox, as the local pool does)')
+    .description('Evaluate candidates and suite runs sent through a BullMQ queue on Redis by `evolve`, `suite` or `serve --queue` (each in its own sandbox, as the local pool does)')
     .requiredOption('--redis <url>', 'Redis server: redis://[user:password@]HOST:PORT[/QUEUE]')
     .option('--queue <name>', 'queue name (default: the URL path, else "autopoiesis")')
     .option('--concurrency <n>', 'evaluations at once (one worker thread each)', intOption('--concurrency', 1, 256), 1)
@@ -30,6 +33,7 @@ export function registerWorkerCommand(program: Command, io: CliIO): void {
       const worker = new QueueWorker({
         address,
         concurrency: flags.concurrency,
+        handlers: [evolveJobHandler(flags.concurrency), suiteJobHandler(flags.concurrency)],
         lockDurationMs: flags.lockMs,
         stalledIntervalMs: flags.stalledMs,
         onJob: (e) => {

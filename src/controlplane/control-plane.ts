@@ -1,6 +1,6 @@
 import { InputError } from '../common/errors.js';
 import { parseSchedCost } from '../evaluate/index.js';
-import { buildMutator, loadSeeds, type SeedPolicy } from '../evolve/engine/index.js';
+import { buildMutator, loadSeeds, type BackendFactory, type SeedPolicy } from '../evolve/engine/index.js';
 import type { Mutator } from '../evolve/mutators/index.js';
 import { openLineageStore, type CycleRecord, type DeploymentRecord, type JsonValue, type LineageStore } from '../store/index.js';
 import { resolveControlPlaneConfig, type ControlPlaneConfig, type ControlPlaneConfigInput } from './config.js';
@@ -39,6 +39,8 @@ export interface ControlPlaneOptions {
   onCycle?: (outcome: CycleOutcome) => void;
   /** One line per event (cycle start, failure, backoff). */
   log?: (line: string) => void;
+  /** Where candidates are evaluated (default: a local pool per cycle; serve --queue: BullMQ workers). Not stored with the run. */
+  backend?: BackendFactory;
 }
 
 /** Where a reopened run stands, for `serve --resume`. */
@@ -226,6 +228,7 @@ export class ControlPlane {
         clock: this.clock,
         state: this.state,
         log: (line) => this.log(line),
+        backend: this.options.backend,
         onProgress: (progress) => {
           this.progress = progress;
         },

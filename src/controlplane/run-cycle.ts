@@ -1,5 +1,5 @@
 import type { SchedCost, Snapshot } from '../evaluate/index.js';
-import { runEvolutionCycle, type CommittedIteration, type CycleResult, type Evolver, type SeedPolicy } from '../evolve/engine/index.js';
+import { runEvolutionCycle, type BackendFactory, type CommittedIteration, type CycleResult, type Evolver, type SeedPolicy } from '../evolve/engine/index.js';
 import { parseMutatorSpec, type Mutator, type MutationFailureReason } from '../evolve/mutators/index.js';
 import type { LineageStore, NewCandidate, CandidateRef } from '../store/index.js';
 import type { ControlPlaneConfig } from './config.js';
@@ -28,6 +28,8 @@ export interface CycleContext {
   log: (line: string) => void;
   /** After every committed iteration of the cycle: where it stands (for a status line). */
   onProgress?: (progress: CycleProgress) => void;
+  /** Where the cycle's candidates are evaluated (default: a local pool of config.threads; serve --queue: a QueueEvaluator). */
+  backend?: BackendFactory;
 }
 
 /** Mutation failures that mean the mutator's endpoint is unusable, not that an edit was bad. */
@@ -152,6 +154,7 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
         memoryLimitMb: config.memoryLimitMb,
       },
       signal: AbortSignal.any([signal, endpointDown.signal]),
+      backend: ctx.backend,
       onIteration: (committed: CommittedIteration, evolver: Evolver) => {
         const top = evolver.islands.bestOverall();
         ctx.onProgress?.({ cycleId: cycleId!, iteration: committed.iteration, bestCandidate: top ? Number(top.id) : null, bestFitness: top ? top.fitness : null });

@@ -1,8 +1,9 @@
 /**
  * The scenario suite (design section 9): hindsight oracles per scenario
  * (best static split, window oracle), cached on disk, and every policy on
- * every scenario scored against them, in worker threads. Depends on
- * scenario, evaluate and sim; nothing below it depends on it.
+ * every scenario scored against them, in worker threads or as queue jobs
+ * (src/queue). Depends on scenario, evaluate, sim and queue; nothing below
+ * it depends on it.
  */
 export { splitCandidates, MAX_CANDIDATES, type SplitCandidate } from './candidates.js';
 export { availabilityPlacements, downSeconds } from './placement.js';
@@ -16,4 +17,6 @@ export { SuitePool } from './pool.js';
 export { scenarioSource, scenarioCluster } from './snapshot-source.js';
 export { runSuite, type SuiteOptions, type SuiteReport, type ScenarioReport, type PolicyRow } from './run-suite.js';
 export { formatSuiteText, formatSuiteMarkdown } from './format.js';
-export type { SnapshotSource } from './tasks.js';
+export type { SnapshotSource, SuiteRunner } from './tasks.js';
+export { QueueSuiteRunner } from './queue-runner.js';
+export { suiteJobHandler } from './queue-worker.js';

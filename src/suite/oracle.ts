@@ -3,7 +3,7 @@ import type { OracleResult } from './oracle-result.js';
 import { splitCandidates, type SplitCandidate } from './candidates.js';
 import { availabilityPlacements } from './placement.js';
 import { currentCodeVersion } from './code-version.js';
-import type { SuitePool } from './pool.js';
+import type { SuiteRunner } from './tasks.js';
 import { SUITE_CAP_FACTOR, type SplitRun } from './split-run.js';
 import type { SnapshotSource } from './tasks.js';
 import type { MembershipChange } from '../sim/index.js';
@@ -26,7 +26,8 @@ export interface OracleInput {
 
 
 export interface OracleOptions {
-  pool: SuitePool;
+  /** The local SuitePool or a queue (QueueSuiteRunner). */
+  pool: SuiteRunner;
   cache?: OracleCache;
   /** Default: the hash of the running simulator's code (currentCodeVersion). */
   codeVersion?: string;

@@ -8,7 +8,7 @@ import { packageRoot } from '../common/package-root.js';
 import type { Evaluation } from '../evaluate/index.js';
 import { runTask } from './run-task.js';
 import type { SplitRun } from './split-run.js';
-import type { PolicyTask, StaticTask, SuiteTask, WorkerTask } from './tasks.js';
+import type { PolicyTask, StaticTask, SuiteRunner, SuiteTask, WorkerTask } from './tasks.js';
 
 /**
  * Runs the suite's tasks (static oracle runs, policy evaluations) on worker
@@ -16,13 +16,14 @@ import type { PolicyTask, StaticTask, SuiteTask, WorkerTask } from './tasks.js';
  * come back to the caller, which places them by task, never by completion
  * order, so output does not depend on scheduling.
  */
-export class SuitePool {
+export class SuitePool implements SuiteRunner {
   private readonly pool: Piscina<WorkerTask, SplitRun | Evaluation | 'drained'> | undefined;
   readonly threads: number;
 
-  constructor(threads = availableParallelism()) {
+  /** `threaded`: worker threads even for one (a queue worker's main thread must stay free to renew its job locks). */
+  constructor(threads = availableParallelism(), options: { threaded?: boolean } = {}) {
     this.threads = Math.max(1, threads);
-    if (this.threads > 1) {
+    if (this.threads > 1 || options.threaded) {
       this.pool = new Piscina({
         filename: workerFile(),
         minThreads: this.threads,

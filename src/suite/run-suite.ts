@@ -5,7 +5,7 @@ import type { OracleCache } from './cache.js';
 import { currentCodeVersion } from './code-version.js';
 import { cachedOracles, computeOracles, oracleCandidates, type OracleInput } from './oracle.js';
 import type { OracleResult } from './oracle-result.js';
-import type { SuitePool } from './pool.js';
+import type { SuiteRunner } from './tasks.js';
 import { scenarioCluster, scenarioSource } from './snapshot-source.js';
 import { SUITE_CAP_FACTOR } from './split-run.js';
 import type { StaticBest } from './window-oracle.js';
@@ -53,10 +53,11 @@ export interface SuiteOptions {
   /** Every scenario at this seed (default: each scenario's own). */
   seed?: number;
   schedCost: SchedCost;
-  pool: SuitePool;
+  /** The local SuitePool or a queue (QueueSuiteRunner). */
+  pool: SuiteRunner;
   cache?: OracleCache;
   codeVersion?: string;
-  /** Called as each run (static or policy) finishes; `total` counts only runs not answered by the cache. */
+  /** Called once with done = 0 before the runs start, then as each run (static or policy) finishes; `total` counts only runs not answered by the cache. */
   onProgress?: (done: number, total: number, note: string) => void;
 }
 
@@ -79,6 +80,7 @@ export async function runSuite(options: SuiteOptions): Promise<{ report: SuiteRe
   const total = plans.reduce((n, p) => n + p.candidates + options.policies.length, 0);
   let done = 0;
   const tick = (note: string) => options.onProgress?.(++done, total, note);
+  options.onProgress?.(0, total, '');
   // Queue the scenarios with the most work first (simulated minutes x runs) so that the
   // last runs to finish are short ones; the report keeps the given order.
   const weight = (i: number) => runMinutes(options.scenarios[i]!) * (plans[i]!.candidates + options.policies.length);

@@ -1,3 +1,4 @@
+import { deserialize } from 'node:v8';
 import { InputError } from '../common/errors.js';
 import type { Snapshot } from '../evaluate/index.js';
 import { loadScenario, scenarioSnapshot, type LoadedScenario } from '../scenario/index.js';
@@ -32,11 +33,18 @@ export function resolveSnapshot(source: SnapshotSource): Snapshot {
   if (source.kind === 'inline') return source.snapshot;
   const hit = memo.get(source.key);
   if (hit) return hit;
+  if (source.kind === 'serialized') {
+    const snapshot = deserialize(new Uint8Array(source.bytes)) as Snapshot;
+    return remember(source.key, snapshot);
+  }
   const scenario = loadScenario(source.file);
   // The file is read again here (in a worker): refuse a file edited since the suite started.
   if (scenario.contentHash !== source.contentHash) throw new InputError('the scenario file changed while the suite ran', { file: source.file });
-  const snapshot = scenarioSnapshot(scenario, { seed: source.seed });
-  memo.set(source.key, snapshot);
+  return remember(source.key, scenarioSnapshot(scenario, { seed: source.seed }));
+}
+
+function remember(key: string, snapshot: Snapshot): Snapshot {
+  memo.set(key, snapshot);
   while (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value!);
   return snapshot;
 }

@@ -10,7 +10,9 @@ import type { SplitRun } from './split-run.js';
  */
 export type SnapshotSource =
   | { kind: 'scenario'; key: string; file: string; seed: number; contentHash: string }
-  | { kind: 'inline'; key: string; snapshot: Snapshot };
+  | { kind: 'inline'; key: string; snapshot: Snapshot }
+  /** v8-serialised, shared between threads without a copy (a queue worker's snapshot, fetched once from Redis). */
+  | { kind: 'serialized'; key: string; bytes: SharedArrayBuffer };
 
 export interface StaticTask {
   kind: 'static';
@@ -35,3 +37,11 @@ import type { DrainTask } from '../common/worker-drain.js';
 export type SuiteTask = StaticTask | PolicyTask;
 export type WorkerTask = SuiteTask | DrainTask;
 export type TaskResult<T extends SuiteTask> = T extends StaticTask ? SplitRun : Evaluation;
+
+/** Where the suite's runs go: the local SuitePool, or a queue of workers (queue-runner.ts). Results are placed by task. */
+export interface SuiteRunner {
+  readonly threads: number;
+  run(task: StaticTask): Promise<SplitRun>;
+  run(task: PolicyTask): Promise<Evaluation>;
+  close(): Promise<void>;
+}

@@ -3,6 +3,7 @@ import type { LineageStore } from '../../store/index.js';
 import { compareElites, IslandSet, type Elite } from '../archive/index.js';
 import type { Mutator } from '../mutators/index.js';
 import { EvaluatorPool } from '../pool/index.js';
+import type { BackendFactory } from './backend.js';
 import { Evolver, type CommittedIteration, type EvolverSettings, type MutationTally, type Starter } from './evolver.js';
 
 /** How one cycle evolves: the population knobs, its budgets and the evaluator's limits. */
@@ -36,6 +37,8 @@ export interface CycleInput {
   signal?: AbortSignal;
   /** After each committed iteration (the starters' included). */
   onIteration?: (committed: CommittedIteration, evolver: Evolver) => void;
+  /** Where the cycle's candidates are evaluated (default: a local EvaluatorPool; e.g. a QueueEvaluator, src/evolve/queue). */
+  backend?: BackendFactory;
 }
 
 export type CycleEndStatus = 'finished' | 'timed_out' | 'interrupted';
@@ -74,13 +77,14 @@ export async function runEvolutionCycle(input: CycleInput): Promise<CycleResult>
   const deadline = settings.maxMs !== undefined ? started + settings.maxMs : Infinity;
   const islands = new IslandSet({ islands: settings.islands });
   // Packed off the caller's thread in small steps (a large window blocks it for 50-100 ms otherwise).
-  const pool = await EvaluatorPool.open({
+  const setup = {
     snapshot: input.snapshot,
     schedCost: settings.schedCost,
     sandbox: { cpuLimitMs: settings.cpuLimitMs, memoryLimitMb: settings.memoryLimitMb },
     wallLimitMs: settings.candidateWallMs,
     threads: settings.threads,
-  });
+  };
+  const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
   const evolver = new Evolver(input.store, pool, input.mutator, islands, settings, {
     runId: input.runId,
     cycleId: input.cycleId,

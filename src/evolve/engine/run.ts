@@ -7,6 +7,7 @@ import { EvaluatorPool, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
+import type { BackendFactory, EvaluationBackend } from './backend.js';
 import { Evolver, type Starter } from './evolver.js';
 import { Scorer, type CandidateScorer, type ScoredSnapshot } from './scorer.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
@@ -39,11 +40,10 @@ export interface OpenOptions {
   /** Every training and validation snapshot, built by the caller (scenarios); overrides `snapshot`. */
   plan?: SnapshotPlan;
   /** Where candidates are evaluated (default: a local EvaluatorPool; e.g. a QueueEvaluator, src/evolve/queue). */
-  backend?: (setup: WorkerSetup & { threads?: number }) => Promise<EvaluationBackend>;
+  backend?: BackendFactory;
 }
 
-/** What the run evaluates with: EvaluatorPool's interface. */
-export type EvaluationBackend = Pick<EvaluatorPool, 'threads' | 'evaluate' | 'tune' | 'close'>;
+export type { EvaluationBackend } from './backend.js';
 
 /**
  * One offline evolution run over one snapshot, or several (scenarios,

@@ -117,13 +117,14 @@ export function queueOf(port: number, name: string): Queue {
   return new Queue(name, { connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null } });
 }
 
-/** Removes the queue's keys and the setups its jobs name. */
+/** Removes the queue's keys and the blobs (setups, snapshots) its jobs name. */
 export async function cleanUp(port: number, name: string): Promise<void> {
   const queue = queueOf(port, name);
   const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
   try {
     const jobs = await queue.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed', 'prioritized']);
-    const setups = new Set(jobs.flatMap((j) => (j?.data?.setup ? [String(j.data.setup)] : [])));
+    // Evolve's jobs name their setup, the suite's their snapshot: both are blobs under SETUP_PREFIX.
+    const setups = new Set(jobs.flatMap((j) => [j?.data?.setup, j?.data?.snapshot].filter((s): s is string => typeof s === 'string')));
     await queue.obliterate({ force: true });
     for (const sha of setups) await redis.del(SETUP_PREFIX + sha);
   } finally {

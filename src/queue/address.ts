@@ -1,4 +1,4 @@
-import { InputError } from '../../common/errors.js';
+import { InputError } from '../common/errors.js';
 
 /** Where a queue lives: a Redis server and a BullMQ queue name on it. */
 export interface QueueAddress {
