@@ -2,12 +2,13 @@
  * Evaluation speed: one candidate (the evolving-infra seed, sandboxed) on a
  * 10-minute cc window with 126 agents (plus 2 minutes of warm-up), as the
  * evolution engine evaluates candidates. Prints the wall time per evaluation
- * (the snapshot is built once, as in a run). Target: under 1 s.
+ * (the snapshot is built and its engine model learned once, as in a run;
+ * both are timed apart). Target (issue #13): at most 0.15 s.
  * Run: npm run bench:evaluate [-- --repeat N]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSnapshot, evaluatePolicy, parseSchedCost } from '../src/evaluate/index.js';
+import { buildSnapshot, evaluatePolicy, parseSchedCost, snapshotEngineModel } from '../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
 import { packageRoot } from '../src/common/package-root.js';
 
@@ -26,6 +27,9 @@ const snapshot = buildSnapshot({
   seed: 1,
 });
 console.log(`snapshot (trace of 12 min, ${snapshot.trace.events.length} lines) built in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`);
+const t1 = process.hrtime.bigint();
+snapshotEngineModel(snapshot);
+console.log(`its engine model (reference replay of the warm-up, once per snapshot) learned in ${(Number(process.hrtime.bigint() - t1) / 1e9).toFixed(2)} s`);
 
 const walls: number[] = [];
 for (let i = 0; i < repeat; i++) {
@@ -39,4 +43,4 @@ walls.sort((a, b) => a - b);
 const median = walls[Math.floor(walls.length / 2)]!;
 console.log(`\nbench:evaluate cc 126 agents, 10-min window + 2-min warm-up, evolving-infra seed`);
 console.log(`median wall per evaluation: ${median.toFixed(3)} s (best ${walls[0]!.toFixed(3)} s)`);
-console.log(`target < 1 s: ${median < 1 ? 'met' : 'NOT met'}`);
+console.log(`target <= 0.15 s: ${median <= 0.15 ? 'met' : 'NOT met'}`);

@@ -1,8 +1,9 @@
-import { buildCluster, Simulator, type PolicyHook, type SimMetrics } from '../sim/index.js';
+import { Simulator, type PolicyHook, type SimMetrics } from '../sim/index.js';
 import { createTraceSource } from '../workload/index.js';
 import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
 import { AutopoiesisError } from '../common/errors.js';
 import { computeBreakdown, type Breakdown } from './breakdown.js';
+import { givenCluster, snapshotEngineModel } from './engine-model.js';
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
 import type { Snapshot } from './snapshot.js';
@@ -55,10 +56,12 @@ export class EvaluationTimeout extends AutopoiesisError {
 
 /**
  * Replay a snapshot under a policy (its source code, run in a sandbox) and
- * score it. A policy that fails to load is scored as the split it could not
+ * score it, the engine using the snapshot's model (engine-model.ts). A policy that fails to load is scored as the split it could not
  * change (the data plane keeps the last good plan), with the failure recorded.
  */
 export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; source: string }, options: EvaluateOptions): Evaluation {
+  // The snapshot's, learned on its first evaluation in this process: not the candidate's time, so before its deadline.
+  snapshotEngineModel(snapshot);
   const failures: FailureCount[] = [];
   let sandbox: PolicySandbox | undefined;
   try {
@@ -104,10 +107,14 @@ function withDeadline(hook: PolicyHook, deadline: number, budgetMs: number): Pol
   };
 }
 
-/** Run the snapshot's work to the end under a policy hook (or none: the split stays). */
+/**
+ * Run the snapshot's work to the end under a policy hook (or none: the split
+ * stays), the engine using the snapshot's model, learned once per snapshot
+ * (engine-model.ts): nothing is learned during the replay.
+ */
 export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefined, capFactor: number) {
   const source = createTraceSource(snapshot.trace, { name: snapshot.label });
-  const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, source.model, snapshot.seed);
+  const { hardware, policyModel } = givenCluster(snapshot, source.model);
   const cap = snapshot.warmupSeconds + snapshot.windowSeconds * capFactor;
   const sim = new Simulator({
     hardware,
@@ -121,6 +128,7 @@ export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefine
     membership: snapshot.membership,
     policy,
     policyModel,
+    learning: 'given',
     stopWhenDrained: true,
   });
   const result = sim.run();

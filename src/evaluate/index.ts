@@ -4,5 +4,6 @@ export { buildSnapshot, buildSnapshotFromStrings, type Snapshot, type SnapshotSp
 export { computeBreakdown, type Breakdown } from './breakdown.js';
 export { parseSchedCost, chargedSeconds, formatSchedCost, DEFAULT_SCHED_COST, NS_PER_OP, NS_PER_CALL, type SchedCost, type CallCost } from './sched-cost.js';
 export { sandboxHook } from './sandbox-policy.js';
+export { snapshotEngineModel, forgetSnapshotEngineModels, type SnapshotEngineModel } from './engine-model.js';
 /** The largest cluster a snapshot may describe (the simulator's limit). */
 export { MAX_NODES } from '../sim/index.js';

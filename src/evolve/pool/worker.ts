@@ -1,6 +1,6 @@
 import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
-import { EvaluationTimeout, evaluatePolicy } from '../../evaluate/index.js';
+import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
 import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
@@ -15,6 +15,15 @@ import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, 
 const data = workerData as WorkerData;
 const setup: WorkerSetup = { ...data, snapshot: data.packed ? unpackSnapshot(data.packed) : data.snapshot! };
 const snapshots = [setup.snapshot, ...(setup.moreSnapshots ?? [])];
+// Each snapshot's engine model, learned once here at start-up (a reference replay of its warm-up), before any task's clock runs.
+// Should one fail, the evaluation that needs it fails the same way, as that task's answer (crash), not the worker's start.
+for (const snapshot of snapshots) {
+  try {
+    snapshotEngineModel(snapshot);
+  } catch {
+    // reported by the task
+  }
+}
 
 /** Before the pool closes every worker takes one drain task (src/common/worker-drain.ts). */
 export default async function handle(task: WorkerTask): Promise<EvalOutcome | TuneResult | 'drained'> {
