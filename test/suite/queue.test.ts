@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Job, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, ensureBuilt, queueName, queueOf, start, startWorker, tmpDir, type Proc } from '../evolve/queue/helpers.js';
 
@@ -92,6 +93,48 @@ describe('suite --queue', () => {
     }
     for (const w of workers) w.child.kill('SIGTERM');
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
+  }, 300_000);
+
+  it('a worker killed mid-job: the stalled job goes to another worker, the JSON is the local one', async () => {
+    const dir = tmpDir();
+    const args = ['suite', '--scenarios', tinyScenario(dir), '--policies', 'seeds/greedy.js', slowPolicy(dir), '--no-cache', '--threads', '2', '--json'];
+    const local = await run(args);
+    expect(local.code, local.stderr).toBe(0);
+
+    const name = queueName('suite-kill');
+    const events = new QueueEvents(name, { connection: { host: '127.0.0.1', port: PORT } });
+    await events.waitUntilReady();
+    const queue = queueOf(PORT, name);
+    // The slow policy's run: the longest job, the one the doomed worker dies in.
+    const slowActive = new Promise<string>((resolve) =>
+      events.on('active', async ({ jobId }) => {
+        const job = await Job.fromId(queue, jobId);
+        if (String(job?.data.task.policy?.source ?? '').includes('var spin')) resolve(jobId);
+      }),
+    );
+    const stalled = new Set<string>();
+    events.on('stalled', ({ jobId }) => stalled.add(jobId));
+    try {
+      const doomed = await startWorker(url(name), ['--lock-ms', '1000']);
+      procs.push(doomed);
+      const coordinator = start([...args, '--queue', url(name), '--queue-timeout', '120']);
+      procs.push(coordinator);
+      const slowId = await slowActive;
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      const rescuer = await startWorker(url(name), ['--stalled-ms', '1000']);
+      procs.push(rescuer);
+      expect(await coordinator.exited, coordinator.stderr).toBe(0);
+      expect(coordinator.stdout).toBe(local.stdout);
+      expect(stalled.has(slowId)).toBe(true);
+      const job = await Job.fromId(queue, slowId);
+      expect(await job!.getState()).toBe('completed');
+      rescuer.child.kill('SIGTERM');
+      expect(await rescuer.exited).toBe(0);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
   }, 300_000);
 
   it('no worker connected: says so, then fails after --queue-timeout with one line (exit 1, as evolve)', async () => {
