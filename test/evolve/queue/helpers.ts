@@ -95,7 +95,10 @@ export function lineage(db: string): unknown[] {
 export function countCandidates(db: string): { n: number; distinct: number } {
   const d = new Database(db, { readonly: true });
   try {
-    return d.prepare('SELECT count(*) AS n, count(DISTINCT code_hash) AS "distinct" FROM candidates').get() as { n: number; distinct: number };
+    // A failed mutation (no code came out of it, e.g. a tune that found no better constants) evaluated nothing: not a candidate here.
+    return d
+      .prepare(`SELECT count(*) AS n, count(DISTINCT code_hash) AS "distinct" FROM candidates WHERE failure_kind IS NULL OR failure_kind NOT LIKE 'mutation:%'`)
+      .get() as { n: number; distinct: number };
   } finally {
     d.close();
   }
