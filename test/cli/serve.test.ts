@@ -8,7 +8,8 @@ import { runCli } from '../../src/cli/main.js';
 import { bufferIO } from '../../src/cli/io.js';
 import { runServe } from '../../src/cli/serve-session.js';
 import { ServeSettingsSchema } from '../../src/cli/serve-settings.js';
-import { realClock, stagePolicy, type Clock } from '../../src/dataplane/index.js';
+import { stagePolicy } from '../../src/dataplane/index.js';
+import { gatedClock } from './gated-clock.js';
 
 async function cli(args: string[]) {
   const io = bufferIO();
@@ -243,44 +244,6 @@ function smallSettings(over: Record<string, unknown> = {}) {
     policyName: 'evolving-infra.js', policyCode: readFileSync(join(process.cwd(), 'seeds', 'evolving-infra.js'), 'utf8'),
     ...over,
   });
-}
-
-/**
- * An unpaced clock that can hold the data plane: holdOnce(condition, line)
- * makes the next steps wait, the first time the condition holds, until a log
- * line matching `line` has been seen (or had been already).
- */
-function gatedClock() {
-  const lines: string[] = [];
-  let gate: { pattern: RegExp; release: () => void; promise: Promise<void> } | null = null;
-  let held = false;
-  const seen = (pattern: RegExp) => lines.some((l) => pattern.test(l));
-  const clock: Clock = {
-    now: () => realClock.now(),
-    async sleep(ms, signal) {
-      if (gate) await gate.promise;
-      return realClock.sleep(ms, signal);
-    },
-  };
-  return {
-    clock,
-    lines,
-    log(line: string) {
-      lines.push(line);
-      if (gate && gate.pattern.test(line)) {
-        gate.release();
-        gate = null;
-      }
-    },
-    holdOnce(condition: boolean, pattern: RegExp) {
-      if (held || !condition) return;
-      held = true;
-      if (seen(pattern)) return;
-      let release!: () => void;
-      const promise = new Promise<void>((r) => (release = r));
-      gate = { pattern, release, promise };
-    },
-  };
 }
 
 function readOnly<T>(db: string, read: (d: Database.Database) => T): T | undefined {
