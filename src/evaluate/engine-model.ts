@@ -62,8 +62,11 @@ export function forgetSnapshotEngineModels(): void {
  * engine is its kind's model (one instance per kind, as online learning
  * shares it), and ctx.model reports the same coefficients.
  */
-export function givenCluster(snapshot: Snapshot, traceModel: string): { hardware: NodeHardware[]; policyModel: PolicyCtx['model'] } {
-  const model = snapshotEngineModel(snapshot);
+export function givenCluster(
+  snapshot: Snapshot,
+  traceModel: string,
+  model: SnapshotEngineModel = snapshotEngineModel(snapshot),
+): { hardware: NodeHardware[]; policyModel: PolicyCtx['model'] } {
   const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, traceModel, snapshot.seed);
   const engines = new Map<string, LearnedIterationModel>();
   const withEngine = hardware.map((hw) => {

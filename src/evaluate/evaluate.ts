@@ -3,7 +3,7 @@ import { createTraceSource } from '../workload/index.js';
 import { PolicyFailure, PolicySandbox, type SandboxOptions } from '../sandbox/index.js';
 import { AutopoiesisError } from '../common/errors.js';
 import { computeBreakdown, type Breakdown } from './breakdown.js';
-import { givenCluster, snapshotEngineModel } from './engine-model.js';
+import { givenCluster, snapshotEngineModel, type SnapshotEngineModel } from './engine-model.js';
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
 import type { Snapshot } from './snapshot.js';
@@ -110,11 +110,13 @@ function withDeadline(hook: PolicyHook, deadline: number, budgetMs: number): Pol
 /**
  * Run the snapshot's work to the end under a policy hook (or none: the split
  * stays), the engine using the snapshot's model, learned once per snapshot
- * (engine-model.ts): nothing is learned during the replay.
+ * (engine-model.ts): nothing is learned during the replay. `engineModel`:
+ * another snapshot's (the suite replays its snapshot at other roles on the
+ * snapshot's own model, the one policies are scored with).
  */
-export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefined, capFactor: number) {
+export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefined, capFactor: number, engineModel?: SnapshotEngineModel) {
   const source = createTraceSource(snapshot.trace, { name: snapshot.label });
-  const { hardware, policyModel } = givenCluster(snapshot, source.model);
+  const { hardware, policyModel } = givenCluster(snapshot, source.model, engineModel);
   const cap = snapshot.warmupSeconds + snapshot.windowSeconds * capFactor;
   const sim = new Simulator({
     hardware,

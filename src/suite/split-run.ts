@@ -1,4 +1,4 @@
-import { computeBreakdown, replaySnapshot, type Snapshot } from '../evaluate/index.js';
+import { computeBreakdown, replaySnapshot, snapshotEngineModel, type Snapshot } from '../evaluate/index.js';
 import type { Role } from '../sim/index.js';
 
 /** The run cap the suite passes to both the oracle runs and evaluatePolicy (warm-up + window x this), so they score the same interval. */
@@ -31,11 +31,12 @@ export interface SplitRun {
 
 /**
  * Replay the snapshot at these roles with no policy: `replaySnapshot` is the
- * same replay `evaluatePolicy` does (same source, cluster, seed, drain rule
- * and cap), so the throughput here is directly comparable with a policy's.
+ * same replay `evaluatePolicy` does (same source, cluster, seed, drain rule,
+ * cap and the snapshot's engine model, learned at its recorded roles), so the
+ * throughput here is directly comparable with a policy's.
  */
 export function runStaticSplit(snapshot: Snapshot, split: string, roles: Role[], capFactor = SUITE_CAP_FACTOR): SplitRun {
-  const { sim, drained } = replaySnapshot({ ...snapshot, roles }, undefined, capFactor);
+  const { sim, drained } = replaySnapshot({ ...snapshot, roles }, undefined, capFactor, snapshotEngineModel(snapshot));
   const warmup = snapshot.warmupSeconds;
   const scoredSeconds = sim.simSeconds - warmup;
   const slices: SliceCount[] = [];

@@ -63,6 +63,19 @@ describe('the engine model of a snapshot', () => {
     for (const m of seen) expect((m as { byKind: Record<string, { prefill: unknown; decode: unknown }> }).byKind.gb300).toMatchObject({ prefill: model.prefill, decode: model.decode });
   });
 
+  it('a replay at other roles (the suite\'s static splits) can run on the snapshot\'s own model', () => {
+    const seen: { byKind: Record<string, { prefill: unknown; decode: unknown }> }[] = [];
+    const hook = {
+      shouldReschedule: (ctx: { model: (typeof seen)[number] }) => (seen.push(ctx.model), { ok: true as const, value: false, cpuSeconds: 0 }),
+      schedule: () => ({ ok: false as const, failure: { kind: 'throw', message: 'unused' }, cpuSeconds: 0 }),
+    };
+    const own = snapshotEngineModel(smallCcSnapshot);
+    const other = { ...smallCcSnapshot, roles: parseSplit('3P6D', 9) };
+    replaySnapshot(other, hook as never, 4, own);
+    expect(seen.length).toBeGreaterThan(10);
+    for (const m of seen) expect(m.byKind.gb300).toMatchObject({ prefill: own.gb300!.prefill, decode: own.gb300!.decode });
+  });
+
   it("a candidate's result does not depend on what was evaluated before it, nor on whether the model was memoised", () => {
     const a = seed('evolving-infra');
     const b = { name: 'model-reader', source: modelReader };
