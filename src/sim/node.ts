@@ -5,28 +5,78 @@ import { DecodeBatch } from './perf/decode-batch.js';
 
 export type NodeStatus = 'active' | 'switching' | 'down' | 'restarting';
 
+/**
+ * Bumped whenever any node's status, role or bothPhases changes, i.e.
+ * whenever which nodes accept prefill or decode may have changed: routing
+ * keeps the lists of accepting nodes (routing/candidates.ts) until it moves.
+ */
+export const acceptance = { epoch: 0 };
+
 /** One node's runtime state. The simulator mutates it; routing reads it. */
 export class SimNode {
-  status: NodeStatus = 'active';
-  /** Role now (while switching: the role being left). */
-  role: Role;
+  private statusNow: NodeStatus = 'active';
+  private roleNow: Role;
+  private both = false;
   /** Role being switched to (equals role when not switching). */
   targetRole: Role;
   /** Bumped when the node fails, so that its pending events are ignored. */
   generation = 0;
+
+  get status(): NodeStatus {
+    return this.statusNow;
+  }
+  set status(v: NodeStatus) {
+    this.statusNow = v;
+    acceptance.epoch++;
+  }
+  /** Role now (while switching: the role being left). */
+  get role(): Role {
+    return this.roleNow;
+  }
+  set role(v: Role) {
+    this.roleNow = v;
+    acceptance.epoch++;
+  }
   /**
    * Serves both phases whatever its role: every node does during the online
    * learning phase at the start of the warm-up, so that each node kind
    * measures prefill and decode iterations.
    */
-  bothPhases = false;
+  get bothPhases(): boolean {
+    return this.both;
+  }
+  set bothPhases(v: boolean) {
+    this.both = v;
+    acceptance.epoch++;
+  }
 
   // prefill side
   readonly prefillQueue: RequestState[] = [];
-  prefillRunning: RequestState[] = [];
-  prefillBusyUntil = 0;
+  private running: RequestState[] = [];
+  private busyUntil = 0;
+  private queuedSeconds = 0;
+  get prefillRunning(): RequestState[] {
+    return this.running;
+  }
+  set prefillRunning(v: RequestState[]) {
+    this.running = v;
+    this.waitWatch?.mark(this);
+  }
+  get prefillBusyUntil(): number {
+    return this.busyUntil;
+  }
+  set prefillBusyUntil(v: number) {
+    this.busyUntil = v;
+    this.waitWatch?.mark(this);
+  }
   /** Sum of predicted prefill seconds of queued requests (predicted-TTFT routing). */
-  queuedPredictedSeconds = 0;
+  get queuedPredictedSeconds(): number {
+    return this.queuedSeconds;
+  }
+  set queuedPredictedSeconds(v: number) {
+    this.queuedSeconds = v;
+    this.waitWatch?.mark(this);
+  }
   /** Blocks of queued and running prefill requests (dynamo-kv routing's decode-block term). */
   activeBlocks = 0;
 
@@ -39,6 +89,9 @@ export class SimNode {
   decodeTimerAt = Infinity;
   /** Routing's reusable placement object for this node (routing/prefix.ts), so that placing a request allocates nothing per node. */
   placementScratch: unknown = null;
+  /** The routing index told when the prefill wait fields change (routing/wait-index.ts), and whether it has been told since its last refresh. */
+  waitWatch: { mark(node: SimNode): void } | null = null;
+  waitDirty = false;
 
   constructor(
     readonly id: number,
@@ -48,8 +101,9 @@ export class SimNode {
     /** The engine's iteration-time model (the learned one of the node's kind, or a given one): what routing predicts with. */
     readonly engine: IterationModelView,
   ) {
-    this.role = role;
+    this.roleNow = role;
     this.targetRole = role;
+    acceptance.epoch++;
     this.decode = new DecodeBatch({ iterTime, tokensPerIteration: hw.tokensPerDecodeIteration, maxBatch: hw.maxDecodeBatch });
   }
 

@@ -48,8 +48,19 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
   const gpu = match.gpu[node.id]!;
   const local = match.local[node.id]!;
   const hit = sharedPool ? Math.max(local, match.pool) : local;
-  const fetched = hit - local;
-  const restored = hit - gpu;
+  costsOn(node, rs, match, sharedPool, gpu, local, hit);
+  return fillPlacement(node, hit, gpu, hit - gpu, hit - local, last.fetchSeconds, last.predictedPrefill);
+}
+
+/**
+ * The fetch and predicted prefill seconds of the request on `node`, given the
+ * node's match counts (`hit` as placementOn derives it): reused
+ * from the previous call when it asked the same question (see `last`); read
+ * them from `lastCosts`.
+ * The scanning router (prefill-scan.ts) calls it node by node in id order,
+ * exactly as placing the request on every node does.
+ */
+export function costsOn(node: SimNode, rs: RequestState, match: PrefixMatch, sharedPool: boolean, gpu: number, local: number, hit: number): void {
   // Same kind, same engine model, same prefix: the same fetch and prefill time.
   if (
     last.match === match &&
@@ -61,8 +72,10 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
     last.local === local &&
     last.shared === sharedPool
   ) {
-    return fill(node, hit, gpu, restored, fetched, last.fetchSeconds, last.predictedPrefill);
+    return;
   }
+  const fetched = hit - local;
+  const restored = hit - gpu;
   const input = rs.req.inputTokens;
   const hitTokens = Math.min(input, hit * BLOCK_TOKENS);
   const fetchSeconds = restored > 0 ? node.hw.fetchSeconds(fetched * BLOCK_TOKENS, restored * BLOCK_TOKENS) : 0;
@@ -81,10 +94,13 @@ export function placementOn(node: SimNode, rs: RequestState, match: PrefixMatch,
   last.shared = sharedPool;
   last.fetchSeconds = fetchSeconds;
   last.predictedPrefill = predictedPrefill;
-  return fill(node, hit, gpu, restored, fetched, fetchSeconds, predictedPrefill);
 }
 
-function fill(node: SimNode, hit: number, gpu: number, restored: number, fetched: number, fetchSeconds: number, predictedPrefill: number): PrefillPlacement {
+/** What the last costsOn call found (read right after it). */
+export const lastCosts: { readonly fetchSeconds: number; readonly predictedPrefill: number } = last;
+
+/** The node's placement object (see placementOn), filled with these values. */
+export function fillPlacement(node: SimNode, hit: number, gpu: number, restored: number, fetched: number, fetchSeconds: number, predictedPrefill: number): PrefillPlacement {
   // One placement object per node, refilled by every call: a request is
   // placed on every prefill node, and fresh objects per node and request were
   // most of the garbage on large clusters.

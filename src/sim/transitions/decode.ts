@@ -1,6 +1,7 @@
 import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
+import { decodeCandidates } from '../routing/candidates.js';
 import { chooseDecode, packDecode } from '../routing/decode.js';
 import { scheduleWorkload, type SimState } from '../sim-state.js';
 
@@ -11,7 +12,7 @@ import { scheduleWorkload, type SimState } from '../sim-state.js';
 
 /** Send a prefilled request to a decode node (its KV leaves `from`), or to the cluster queue when none accepts decode. */
 export function routeDecode(s: SimState, rs: RequestState, from: SimNode, now: number, out: SimEvent[]): void {
-  const candidates = s.nodes.filter((n) => n.acceptsDecode);
+  const candidates = decodeCandidates(s.nodes);
   if (candidates.length === 0) {
     rs.phase = 'pending-decode';
     s.pendingDecode.push(rs);

@@ -2,8 +2,8 @@ import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
 import { prefillIterations } from '../prefill-chunks.js';
 import { BLOCK_TOKENS, type RequestState } from '../request-state.js';
-import { choosePrefill } from '../routing/prefill.js';
-import { placementOn } from '../routing/prefix.js';
+import { prefillCandidates } from '../routing/candidates.js';
+import { choosePrefillScan } from '../routing/prefill-scan.js';
 import { scoredPeriod, type SimState } from '../sim-state.js';
 import { complete, routeDecode } from './decode.js';
 
@@ -14,7 +14,7 @@ import { complete, routeDecode } from './decode.js';
 
 /** Place a request on a prefill node (or the cluster queue when none accepts prefill) and start its fetch. */
 export function routePrefill(s: SimState, rs: RequestState, now: number, out: SimEvent[]): void {
-  const candidates = s.nodes.filter((n) => n.acceptsPrefill);
+  const candidates = prefillCandidates(s.nodes);
   if (candidates.length === 0) {
     rs.phase = 'pending-prefill';
     s.pendingPrefill.push(rs);
@@ -22,8 +22,7 @@ export function routePrefill(s: SimState, rs: RequestState, now: number, out: Si
   }
   const match = s.kv.match(rs.req.blocks);
   const shared = s.opts.mechanics.pool === 'shared';
-  const placements = candidates.map((n) => placementOn(n, rs, match, shared));
-  const chosen = choosePrefill(s.knobs.prefillRouting, rs, placements, now, s.prefillRouter, s.knobs.tuning);
+  const chosen = choosePrefillScan(s.knobs.prefillRouting, rs, s.nodes, candidates, match, shared, now, s.prefillRouter, s.knobs.tuning);
   const node = chosen.node;
   rs.phase = 'prefill-queue';
   rs.prefillNode = node.id;
