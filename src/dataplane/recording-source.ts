@@ -90,6 +90,10 @@ export class RecordingSource implements WorkloadSource {
     return events;
   }
 
+  takeRetired(): Array<[number, number]> {
+    return this.inner.takeRetired?.() ?? [];
+  }
+
   onWake(token: number, now: number): WorkloadEvent[] {
     const events = this.inner.onWake(token, now);
     this.record(events, null, now);

@@ -8,9 +8,11 @@
 export const BLOCK_TOKENS = 512;
 
 /**
- * The largest block id (26 bits): the simulator's KV directory indexes typed
- * arrays by id, so a trace may not name a larger one (a stray hash-sized id
- * would be a huge allocation). The simulator uses this same constant.
+ * The largest block id a trace file may name (26 bits): a limit of the file
+ * format, which keeps recorded and imported traces to small integers (a stray
+ * hash-sized id is refused). In the simulator ids are any safe integer: its
+ * KV directory maps them to slots of live blocks (src/sim/kv/slots.ts), so a
+ * workload that keeps minting ids (a serve run of days) never runs out.
  */
 export const MAX_BLOCK_ID = 2 ** 26 - 1;
 
@@ -31,9 +33,13 @@ export class BlockIdPool {
   private next = 0;
   constructor(readonly chunk = 64) {}
 
-  /** A new owner cursor; it reserves its first chunk lazily. */
-  cursor(): BlockIdCursor {
-    return new BlockIdCursor(this);
+  /**
+   * A new owner cursor; it reserves its first chunk lazily. With `chunks`,
+   * the first id of every chunk it reserves is pushed there, so that the
+   * owner can retire its ids once nothing can name them again.
+   */
+  cursor(chunks?: number[]): BlockIdCursor {
+    return new BlockIdCursor(this, chunks);
   }
 
   /** Reserve `count` consecutive ids; returns the first. */
@@ -47,12 +53,16 @@ export class BlockIdPool {
 export class BlockIdCursor {
   private at = 0;
   private end = 0;
-  constructor(private readonly pool: BlockIdPool) {}
+  constructor(
+    private readonly pool: BlockIdPool,
+    private readonly chunks?: number[],
+  ) {}
 
   take(): number {
     if (this.at === this.end) {
       this.at = this.pool.reserve(this.pool.chunk);
       this.end = this.at + this.pool.chunk;
+      this.chunks?.push(this.at);
     }
     return this.at++;
   }

@@ -4,7 +4,7 @@ import { appendTokens, BLOCK_TOKENS, copyContext, type BlockIdCursor, type Block
 import { burstRelease, subagentDraw, type BurstSpec } from './bursts.js';
 import { sample, sampleInt, type Dist } from './dist.js';
 import type { AgentKind } from './preset-schema.js';
-import type { SharedPrefixes } from './shared-prefixes.js';
+import type { SharedPrefixes, TaskPrefix } from './shared-prefixes.js';
 import type { SimRequest, WorkloadEvent } from './types.js';
 
 /**
@@ -30,6 +30,10 @@ interface Agent {
   kind: AgentKind;
   /** Branches not yet ended; the agent is done at 0. */
   live: number;
+  /** First ids of the id chunks its branches took: only its own contexts name them. */
+  chunks: number[];
+  /** The task prefix it has a seat in, if its kind has one. */
+  task: TaskPrefix | null;
 }
 
 interface Branch {
@@ -77,6 +81,7 @@ interface Segment {
  */
 export class Harness {
   private readonly inflight = new Map<number, Branch>();
+  private retired: Array<[number, number]> = [];
   private nextRequest = 0;
   private nextBranch = 0;
   private nextAgent = 0;
@@ -101,8 +106,9 @@ export class Harness {
   startAgent(kindName: string, at: number, out: WorkloadEvent[], replaces?: number): void {
     const kind = this.kinds[kindName];
     if (!kind) throw new SimulationInvariantError(`unknown agent kind ${kindName}`);
-    const agent: Agent = { id: this.nextAgent++, kindName, kind, live: 0 };
-    const root = this.newBranch(agent, 'root', null, copyContext(this.prefixes.agentBase(kindName, kind)), kind.calls);
+    const base = this.prefixes.agentBase(kindName, kind);
+    const agent: Agent = { id: this.nextAgent++, kindName, kind, live: 0, chunks: [], task: base.task };
+    const root = this.newBranch(agent, 'root', null, copyContext(base.ctx), kind.calls);
     this.observer?.agent(agent.id, root.id, kindName, at, replaces);
     appendTokens(root.ctx, sampleInt(root.rng, kind.agentPromptTokens), root.ids);
     this.markBase(root);
@@ -138,7 +144,7 @@ export class Harness {
       role,
       parent,
       rng,
-      ids: this.pool.cursor(),
+      ids: this.pool.cursor(agent.chunks),
       ctx,
       version: 0,
       callsLeft: sampleInt(rng, calls, 1),
@@ -282,6 +288,30 @@ export class Harness {
         this.next(p, now, after, out);
       }
     }
-    if (--b.agent.live === 0) this.onAgentDone(b.agent.id, now, out);
+    if (--b.agent.live === 0) this.agentDone(b.agent, now, out);
+  }
+
+  /**
+   * Every branch of the agent has ended, each after its last request
+   * completed: no request can name the agent's own ids again (forks and
+   * sub-agents are its own branches; other agents start from shared prefixes
+   * only), so they retire, and so does its task prefix once no agent is
+   * seated in it and it is no longer handed out.
+   */
+  private agentDone(agent: Agent, now: number, out: WorkloadEvent[]): void {
+    for (const first of agent.chunks) this.retired.push([first, this.pool.chunk]);
+    agent.chunks.length = 0;
+    if (agent.task) this.prefixes.leave(agent.task);
+    this.onAgentDone(agent.id, now, out);
+  }
+
+  /** Id ranges no later request names ([first, count]); each range is handed out once. */
+  takeRetired(): Array<[number, number]> {
+    const shared = this.prefixes.retired;
+    for (const first of shared) this.retired.push([first, this.pool.chunk]);
+    shared.length = 0;
+    const out = this.retired;
+    this.retired = [];
+    return out;
   }
 }

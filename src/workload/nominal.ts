@@ -57,6 +57,8 @@ export function runNominal(
       case 'complete':
         hooks.onCompleteRequest?.(item.request, time);
         schedule(source.onComplete(item.request.id, time));
+        source.takeRetired?.(); // nothing here keeps per-block state: taken so that the source does not hold them
+
         break;
       case 'wake':
         schedule(source.onWake(item.token, time));

@@ -65,6 +65,7 @@ export function createPresetSource(preset: WorkloadPreset, options: PresetSource
       harness.onComplete(requestId, now, out);
       return out;
     },
+    takeRetired: () => harness.takeRetired(),
     onWake(token, now) {
       const out: WorkloadEvent[] = [];
       if (loop.mode !== 'open' || token !== wakeToken) return out;

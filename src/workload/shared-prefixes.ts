@@ -11,7 +11,8 @@ import type { AgentKind } from './preset-schema.js';
  */
 export class SharedPrefixes {
   private readonly systems = new Map<string, Context>();
-  private readonly tasks = new Map<string, { ctx: Context; used: number; count: number }>();
+  /** The current task per kind: new agents of the kind take seats in it. */
+  private readonly tasks = new Map<string, TaskPrefix>();
 
   constructor(
     private readonly seed: number,
@@ -30,19 +31,52 @@ export class SharedPrefixes {
     return ctx;
   }
 
-  /** The prefix a new agent of this kind starts from; takes a seat in the current task. */
-  agentBase(kindName: string, kind: AgentKind): Context {
-    if (!kind.taskPrefixTokens) return this.system(kindName, kind);
+  /**
+   * The prefix a new agent of this kind starts from; takes a seat in the
+   * current task (null: the kind has no task prefix). Give the seat back
+   * with leave() when the agent is done.
+   */
+  agentBase(kindName: string, kind: AgentKind): { ctx: Context; task: TaskPrefix | null } {
+    if (!kind.taskPrefixTokens) return { ctx: this.system(kindName, kind), task: null };
     let task = this.tasks.get(kindName);
     if (!task || task.used >= kind.agentsPerTask) {
       const count = (task?.count ?? 0) + 1;
       const rng = Rng.derive(this.seed, `task/${kindName}/${count}`);
       const ctx = copyContext(this.system(kindName, kind));
-      appendTokens(ctx, sampleInt(rng, kind.taskPrefixTokens), this.pool.cursor());
-      task = { ctx, used: 0, count };
+      const next: TaskPrefix = { ctx, used: 0, seated: 0, count, current: true, chunks: [] };
+      appendTokens(ctx, sampleInt(rng, kind.taskPrefixTokens), this.pool.cursor(next.chunks));
+      if (task) {
+        task.current = false;
+        if (task.seated === 0) this.retired.push(...task.chunks);
+      }
+      task = next;
       this.tasks.set(kindName, task);
     }
     task.used++;
-    return task.ctx;
+    task.seated++;
+    return { ctx: task.ctx, task };
   }
+
+  /**
+   * An agent seated in `task` is done. A task no longer handed out whose
+   * agents are all done is named by nothing again: its id chunks retire.
+   */
+  leave(task: TaskPrefix): void {
+    if (--task.seated === 0 && !task.current) this.retired.push(...task.chunks);
+  }
+
+  /** First ids of retired chunks (system prompts never retire), taken by the harness. */
+  readonly retired: number[] = [];
+}
+
+export interface TaskPrefix {
+  ctx: Context;
+  /** Seats handed out, and agents still seated (not done). */
+  used: number;
+  seated: number;
+  count: number;
+  /** Still the kind's current task (new agents may take seats). */
+  current: boolean;
+  /** First ids of the chunks its ids came from. */
+  chunks: number[];
 }

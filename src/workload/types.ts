@@ -51,4 +51,11 @@ export interface WorkloadSource {
   onComplete(requestId: number, now: number): WorkloadEvent[];
   /** A `wake` event the source asked for is due. */
   onWake(token: number, now: number): WorkloadEvent[];
+  /**
+   * Block ids that no later request will name, as [first id, count] ranges,
+   * taken once: the simulator asks at each branch end and may then reuse
+   * the KV directory's room for them once no copy is left. Optional: a source
+   * without it (a trace file) never retires ids.
+   */
+  takeRetired?(): Array<[number, number]>;
 }

@@ -1,4 +1,4 @@
-/** Ids are added in steps of this many (16 bytes each). */
+/** Slots are added in steps of this many (16 bytes each). */
 const GROWTH_QUANTUM = 1 << 16;
 
 /** Int32 offsets in a block's record. */
@@ -16,32 +16,35 @@ export const STAMP = 2;
 export const COPY_HINT = 3;
 
 /**
- * Per block id, 16 bytes: which nodes hold it in L1 and in L2 (one bit per
+ * Per block slot (slots.ts: a live block's index, reused once it is dead), 16 bytes: which nodes hold it in L1 and in L2 (one bit per
  * node, so prefix matching reads two integers per block; or, past 31 nodes,
  * the head of its copy list) and scratch for holding diffs.
- * Indexed by id directly (ids are dense); grows to the largest id seen.
+ * Indexed by slot; grows to the most slots in use at once.
  * Interleaved so that one block is one cache access.
  */
 export class BlockTable {
   data: Int32Array = BlockTable.empty(1024);
 
-  /** Ids below this have a record. */
+  /** Slots below this have a record. */
   get size(): number {
     return this.data.length >> 2;
   }
 
   /**
-   * Grows by a quarter, not by doubling: ids keep rising for as long as a
-   * run serves (a day of cc at 126 agents reaches about 9 M ids), and a
-   * doubled table would be up to twice what is needed, plus both copies
-   * while it grows.
+   * Grows by a quarter, not by doubling: a doubled table would be up to
+   * twice what is needed, plus both copies while it grows.
    */
-  ensure(id: number): void {
-    if (id < this.size) return;
-    const wanted = Math.max(id + 1, Math.ceil(this.size * 1.25));
+  ensure(slot: number): void {
+    if (slot < this.size) return;
+    const wanted = Math.max(slot + 1, Math.ceil(this.size * 1.25));
     const next = BlockTable.empty(Math.ceil(wanted / GROWTH_QUANTUM) * GROWTH_QUANTUM);
     next.set(this.data);
     this.data = next;
+  }
+
+  /** Records first .. first + count - 1 start clean (for the blocks a freed slot group goes to next). */
+  clear(first: number, count: number): void {
+    this.data.fill(0, first << 2, (first + count) << 2);
   }
 
   private static empty(blocks: number): Int32Array {

@@ -2,12 +2,13 @@ import { COPY_LIST, type BlockTable } from './block-table.js';
 import { CopyIndex } from './copy-index.js';
 import type { HolderRows } from './holder-rows.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
-import { isBlockId } from './ids.js';
+import type { BlockSlots } from './slots.js';
 
 const LANE = (1 << SLAB_BITS) - 1;
 
 /**
- * Copy lifecycle: find, create and free the record of (block, node). The
+ * Copy lifecycle: find, create and free the record of (block, node), where
+ * a block is its slot (slots.ts), not its id. The
  * index maps (block group, node) to a slab; the block's lane in the slab is
  * its low bits. A walk along consecutive ids asks the index once per slab.
  */
@@ -25,13 +26,14 @@ export class Copies {
    * nodes than mask bits, that list is how matching finds a block's nodes.
    */
   constructor(
+    /** Told of every copy made and freed: a block's slot lives while it has copies. */
+    private readonly slots: BlockSlots,
     private readonly lists: BlockTable | null = null,
     private readonly rows: HolderRows | null = null,
   ) {}
 
-  /** The copy of `block` on `node`, or -1. */
+  /** The copy of `block` (a slot) on `node`, or -1. */
   find(block: number, node: number): number {
-    if (!isBlockId(block)) return -1;
     const s = this.slabOf(block >>> SLAB_BITS, node);
     if (s < 0) return -1;
     const c = (s << SLAB_BITS) | (block & LANE);
@@ -52,6 +54,7 @@ export class Copies {
     const c = (s << SLAB_BITS) | (block & LANE);
     this.store.init(c, block, node);
     if (this.lists) this.link(c, block);
+    this.slots.copyAdded(block);
     return c;
   }
 
@@ -62,12 +65,16 @@ export class Copies {
 
   free(c: number): void {
     const i32 = this.store.i32;
-    const group = i32[(c << 4) + BLOCK]! >>> SLAB_BITS;
+    const block = i32[(c << 4) + BLOCK]!;
+    const group = block >>> SLAB_BITS;
     const node = i32[(c << 4) + NODE]!;
-    if (this.lists) this.unlink(c, i32[(c << 4) + BLOCK]!);
-    if (!this.store.release(c)) return;
-    this.index.delete(group, node);
-    if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
+    if (this.lists) this.unlink(c, block);
+    if (this.store.release(c)) {
+      this.index.delete(group, node);
+      if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
+    }
+    // Last: this may free the block's slot group, which must then have no copy left.
+    this.slots.copyRemoved(block);
   }
 
   /** The slab holding (group, node), or -1. */

@@ -1,22 +1,24 @@
 import { SimulationInvariantError } from '../../common/errors.js';
-import { GrowableBitmap } from './bitmap.js';
 import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
-import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, keyIndex, slotBase } from './copy-store.js';
+import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, SLAB, SLAB_BITS, keyIndex, slotBase } from './copy-store.js';
 import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
-import { badBlockId, isBlockId } from './ids.js';
+import { checkBlockIds, checkNode, checkOptions, checkRange, checkTime } from './checks.js';
 import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
 import { SparseMatcher } from './match-sparse.js';
 import { HolderRows } from './holder-rows.js';
+import { BlockSlots } from './slots.js';
 import { Tiers } from './tiers.js';
-import { MASK_NODES, MAX_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
+import { MASK_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
 
 /** Above this many comparisons, addProduced finds repeats with stamps instead of scanning the holding. */
 const SCAN_LIMIT = 4096;
 
 /**
  * Where every KV block lives (node, tier), who counts it, and what to evict.
+ * Callers name blocks by id; inside, a block is its slot (slots.ts), and
+ * retire() lets a dead block's slot be reused.
  *
  * Decisions (design section 3 leaves them open):
  * - A reference count belongs to a copy (block, node) and is shared by its L1
@@ -56,7 +58,10 @@ export class KvDirectory {
   private readonly matchArrays: MatchArrays;
   private readonly tiers: Tiers;
   private readonly holdings = new BranchHoldings();
-  private readonly produced = new GrowableBitmap();
+  /** Block id -> slot; every table here is indexed by slot (slots.ts). */
+  private readonly slots = new BlockSlots((group) => this.table.clear(group << SLAB_BITS, SLAB));
+  /** The current call's blocks as slots. */
+  private slotList: number[] = [];
   private seq = 0;
   private gen = 0;
   private lastNow = -Infinity;
@@ -66,19 +71,12 @@ export class KvDirectory {
   private spare: HoldingLists = emptyLists();
 
   constructor(options: KvDirectoryOptions) {
+    checkOptions(options);
     const { nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction } = options;
-    if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES) {
-      throw new RangeError(`nodeCount must be an integer in [1, ${MAX_NODES}], got ${nodeCount}`);
-    }
-    if (eviction !== 'refcount' && eviction !== 'lru') throw new RangeError(`unknown eviction order ${String(eviction)}`);
-    for (let n = 0; n < nodeCount; n++) {
-      checkCapacity(l1CapacityBlocks, n, 'l1CapacityBlocks');
-      checkCapacity(l2CapacityBlocks, n, 'l2CapacityBlocks');
-    }
     this.nodeCount = nodeCount;
     this.eviction = eviction;
     const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
-    this.copies = new Copies(rows ? this.table : null, rows);
+    this.copies = new Copies(this.slots, rows ? this.table : null, rows);
     this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
     this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
@@ -90,8 +88,20 @@ export class KvDirectory {
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {
-    if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.produced, blocks, this.matchArrays);
-    return matchPrefix(this.table, this.produced, this.nodeCount, blocks, this.matchArrays);
+    const slots = this.slots.lookupAll(blocks, this.slotList);
+    if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.slots.state, slots, this.matchArrays);
+    return matchPrefix(this.table, this.slots.state, this.nodeCount, slots, this.matchArrays);
+  }
+
+  /**
+   * The workload will not name ids first .. first + count - 1 in any later
+   * call: each one's slot is freed (and later reused) once no copy of it is
+   * left. Until then it stays, produced, as before.
+   */
+  retire(first: number, count: number): void {
+    checkRange(first, count);
+    this.slots.retire(first, count);
+    this.slots.sweep();
   }
 
   /** The prompt was prefilled on `node`: all its blocks are now in the node's L1 and L2. */
@@ -115,30 +125,33 @@ export class KvDirectory {
     if (!hs) return;
     for (const h of hs) this.release(h);
     this.tiers.flush();
+    this.slots.sweep();
   }
 
   /** A decode node switched to prefill: its L1 is emptied and its counts reset to 0. L2 stays. */
   clearGpu(node: number): void {
-    this.checkNode(node);
+    checkNode(node, this.nodeCount);
     this.dropHoldings(node);
     this.tiers.clearTier(node, 0);
+    this.slots.sweep();
   }
 
   /** Restart or failure: the node's L1 and L2 are lost, and its counts with them. */
   clearNode(node: number): void {
-    this.checkNode(node);
+    checkNode(node, this.nodeCount);
     this.dropHoldings(node);
     this.tiers.clearTier(node, 0);
     this.tiers.clearTier(node, 1);
+    this.slots.sweep();
   }
 
   refCount(block: number, node: number): number {
-    const c = this.copies.find(block, node);
+    const c = this.copies.find(this.slots.slotOf(block), node);
     return c < 0 ? 0 : this.copies.store.i32[(c << 4) + COUNT]!;
   }
 
-  has(block: number, node: number, tier: Tier): boolean {
-    if (block >>> 0 >= this.table.size) return false;
+  has(id: number, node: number, tier: Tier): boolean {
+    const block = this.slots.slotOf(id);
     if (this.sparse) {
       const c = this.copies.find(block, node);
       return c >= 0 && this.copies.store.i32[slotBase(c * 2 + tier - 1) + QUEUE] !== NOT_RESIDENT;
@@ -158,7 +171,12 @@ export class KvDirectory {
 
   /** Whether any earlier admit or addProduced produced this block. */
   everProduced(block: number): boolean {
-    return isBlockId(block) && this.produced.has(block);
+    return this.slots.state[this.slots.slotOf(block)] !== 0;
+  }
+
+  /** Slot use: live slot groups (of 8), slots ever handed out, and the per-slot table's size. For tests of boundedness. */
+  slotStats(): { liveGroups: number; highWater: number; tableSize: number; mapCapacity: number } {
+    return { liveGroups: this.slots.liveGroupCount, highWater: this.slots.highWater, tableSize: this.table.size, mapCapacity: this.slots.mapCapacity };
   }
 
   /** Branches currently holding counts. */
@@ -177,24 +195,18 @@ export class KvDirectory {
       copies: this.copies,
       tiers: this.tiers,
       holdings: this.holdings,
-      produced: this.produced,
+      slots: this.slots,
     });
     if (problem) throw new SimulationInvariantError(`KV directory: ${problem}`);
   }
 
-  private admit(node: number, branch: number, phase: Phase, blocks: readonly number[], now: number, extend: boolean): void {
-    this.checkNode(node);
-    if (!(now >= this.lastNow) || !Number.isFinite(now)) {
-      throw new RangeError(`time ${now} is not finite or goes back (last ${this.lastNow})`);
-    }
+  private admit(node: number, branch: number, phase: Phase, ids: readonly number[], now: number, extend: boolean): void {
+    checkNode(node, this.nodeCount);
+    checkTime(now, this.lastNow);
+    checkBlockIds(ids);
     this.lastNow = now;
-    let max = -1;
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      if (!isBlockId(b)) badBlockId(b);
-      if (b > max) max = b;
-    }
-    this.table.ensure(max);
+    const blocks = this.slots.internAll(ids, this.slotList);
+    this.table.ensure(this.slots.highWater - 1);
     if (branch === -1) {
       this.detachAll(node, blocks, -1);
       this.placeAll(node, blocks, 0, null);
@@ -204,6 +216,7 @@ export class KvDirectory {
     } else {
       this.replaceHolding(this.holdings.of(branch, phase), node, blocks);
     }
+    this.slots.sweep();
   }
 
   /**
@@ -319,7 +332,6 @@ export class KvDirectory {
         this.tiers.place(c * 2 + 1, node, 1);
         continue;
       }
-      this.produced.add(b);
       // The remembered copy may have been freed (and its record reused) since.
       const i32 = this.copies.store.i32;
       if (c < 0 || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== node) c = this.copies.findOrCreate(b, node);
@@ -380,21 +392,9 @@ export class KvDirectory {
     return this.gen;
   }
 
-  private checkNode(node: number): void {
-    if (!Number.isInteger(node) || node < 0 || node >= this.nodeCount) {
-      throw new RangeError(`node ${node} is not in [0, ${this.nodeCount})`);
-    }
-  }
 }
 
 function listed(lists: HoldingLists, block: number): boolean {
   for (let k = 0; k < lists.size; k++) if (lists.blocks[k] === block) return true;
   return false;
-}
-
-function checkCapacity(list: readonly number[], node: number, name: string): void {
-  const v = list[node];
-  if (v === undefined || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) {
-    throw new RangeError(`${name}[${node}] must be a non-negative integer, got ${v}`);
-  }
 }

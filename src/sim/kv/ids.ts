@@ -1,18 +1,16 @@
-import { MAX_BLOCK_ID } from './types.js';
+/**
+ * The largest block id the directory takes: any safe integer. Ids are mapped
+ * to slots (slots.ts), so their size costs nothing; the trace format keeps
+ * its own 26-bit cap (workload/blocks.ts MAX_BLOCK_ID) for files.
+ */
+export const MAX_DIRECTORY_BLOCK_ID = Number.MAX_SAFE_INTEGER;
 
 /** Throws unless `id` is a usable block id; kept out of line so hot loops stay small. */
 export function badBlockId(id: number): never {
-  throw new RangeError(`block id ${id} is not an integer in [0, ${MAX_BLOCK_ID}]`);
+  throw new RangeError(`block id ${id} is not an integer in [0, ${MAX_DIRECTORY_BLOCK_ID}]`);
 }
 
-/** True for integers in [0, MAX_BLOCK_ID]; `>>> 0` rejects negatives and fractions in one compare. */
+/** True for integers in [0, MAX_DIRECTORY_BLOCK_ID] (NaN fails the first compare). */
 export function isBlockId(id: number): boolean {
-  return id >>> 0 === id && id <= MAX_BLOCK_ID;
-}
-
-/** Next power-of-two size that holds index `id`, at least `min`. */
-export function grownSize(current: number, id: number, min = 1024): number {
-  let size = Math.max(current, min);
-  while (size <= id) size *= 2;
-  return size;
+  return id >= 0 && id <= MAX_DIRECTORY_BLOCK_ID && Math.floor(id) === id;
 }

@@ -1,9 +1,9 @@
-import type { GrowableBitmap } from './bitmap.js';
 import { COPY_LIST, L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { Copies } from './copies.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase, type CopyStore } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
 import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
+import type { BlockSlots } from './slots.js';
 import type { Tiers } from './tiers.js';
 
 /** The directory's internals, as the consistency check sees them. */
@@ -12,13 +12,14 @@ export interface DirectoryParts {
   copies: Copies;
   tiers: Tiers;
   holdings: BranchHoldings;
-  produced: GrowableBitmap;
+  slots: BlockSlots;
 }
 
 /**
  * Recomputes everything derivable from scratch and compares: queue structure,
  * use per tier against capacity and queue sizes, residency masks, the copy
- * index, the class of each queued slot, and every count against the holdings.
+ * index, the class of each queued slot, every count against the holdings,
+ * and the slot map (live lanes, copies per slot, freed groups left clean).
  * Returns the first problem found, or null. O(everything): tests only.
  */
 export function checkDirectory(d: DirectoryParts): string | null {
@@ -76,7 +77,7 @@ export function checkDirectory(d: DirectoryParts): string | null {
       if (q === -1) continue;
       if (q < 0) return `${where} tier ${t + 1}: left detached (${q})`;
       resident = true;
-      if (!d.produced.has(b)) return `${where}: resident but never produced`;
+      if (d.slots.state[b] === 0) return `${where}: resident but never produced`;
       const cls = tiers.countedLast(t) && count > 0 ? 1 : 0;
       if (q !== (node * 2 + t) * 2 + cls) return `${where} tier ${t + 1}: in queue ${q}`;
       if (tiers.masked) {
@@ -93,6 +94,10 @@ export function checkDirectory(d: DirectoryParts): string | null {
   // Every slab with a live copy is indexed under that copy's key, so equal sizes mean nothing stale is indexed.
   if (index.size !== slabs.size) return `copy index holds ${index.size} entries for ${slabs.size} slabs in use`;
   for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
+  const perSlot = new Map<number, number>();
+  for (let c = 0; c < store.highWater; c++) if (store.isLive(c)) perSlot.set(i32[(c << 4) + BLOCK]!, (perSlot.get(i32[(c << 4) + BLOCK]!) ?? 0) + 1);
+  const slotProblem = d.slots.check((slot) => perSlot.get(slot) ?? 0);
+  if (slotProblem) return slotProblem;
 
   if (!tiers.masked) return checkCopyLists(table, store, live) ?? checkRows(table, store, tiers.rows!);
   for (let b = 0; b < table.size; b++) {

@@ -1,4 +1,3 @@
-import type { GrowableBitmap } from './bitmap.js';
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { BLOCK_NEXT, NODE, NOT_RESIDENT, type CopyStore } from './copy-store.js';
 import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
@@ -17,7 +16,7 @@ const ROW_AT = 16;
  * copy list (a few nodes). The unbroken sets (node-set.ts) are bit rows
  * while large, lists once small, so a block costs a word per 32 nodes or
  * its few copies, never a step per node. Once no node is unbroken and the
- * pooled prefix has ended, only `ideal` is left: the produced bitmap alone.
+ * pooled prefix has ended, only `ideal` is left: the slots' produced state alone.
  */
 export class SparseMatcher {
   private readonly gpuSet: NodeSet;
@@ -40,7 +39,7 @@ export class SparseMatcher {
     this.writtenNodes = new Int32Array(nodeCount);
   }
 
-  match(table: BlockTable, store: CopyStore, produced: GrowableBitmap, blocks: readonly number[], out: MatchArrays): PrefixMatch {
+  match(table: BlockTable, store: CopyStore, produced: Uint8Array, blocks: readonly number[], out: MatchArrays): PrefixMatch {
     const nodeCount = this.nodeCount;
     const { gpu, local } = out;
     // Only nodes that held the first block were written last time; every other entry is still 0.
@@ -58,7 +57,7 @@ export class SparseMatcher {
     let i = 0;
     for (; i < n; i++) {
       const b = blocks[i]!;
-      if (b >>> 0 >= size || !produced.has(b)) break;
+      if (b >>> 0 >= size || produced[b] === 0) break;
       if (i > 0 && gpuSet.count === 0 && localSet.count === 0 && pool >= 0) continue;
       let row = rows.rowOf(b);
       let nGpu = 0;

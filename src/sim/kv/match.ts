@@ -1,4 +1,3 @@
-import type { GrowableBitmap } from './bitmap.js';
 import { L1_MASK, L2_MASK, type BlockTable } from './block-table.js';
 import type { PrefixMatch } from './types.js';
 
@@ -7,9 +6,10 @@ import type { PrefixMatch } from './types.js';
  * L1 / L1-or-L2 prefix is still unbroken; a node drops out at the first block
  * it lacks, and its count is that position. The walk ends at the first block
  * never produced: nothing resident can follow (only admits make blocks
- * resident, and they mark them produced).
+ * resident, and they mark them produced). `blocks` are slots (slots.ts);
+ * `produced` is the slots' state, 0 = never produced.
  */
-export function matchPrefix(table: BlockTable, produced: GrowableBitmap, nodeCount: number, blocks: readonly number[], out: MatchArrays): PrefixMatch {
+export function matchPrefix(table: BlockTable, produced: Uint8Array, nodeCount: number, blocks: readonly number[], out: MatchArrays): PrefixMatch {
   const gpu = out.gpu;
   const local = out.local;
   gpu.fill(0);
@@ -25,8 +25,7 @@ export function matchPrefix(table: BlockTable, produced: GrowableBitmap, nodeCou
   let i = 0;
   for (; i < n; i++) {
     const b = blocks[i]!;
-    // `>>> 0` maps negative ids past the table: absent, like unknown ids.
-    if (b >>> 0 >= size || !produced.has(b)) break;
+    if (b >>> 0 >= size || produced[b] === 0) break;
     const m1 = data[(b << 2) + L1_MASK]!;
     const m2 = data[(b << 2) + L2_MASK]!;
     if (inGpu !== 0 && (inGpu & ~m1) !== 0) {

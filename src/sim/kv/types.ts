@@ -16,12 +16,11 @@ export const MASK_NODES = 31;
 export const MAX_NODES = 4096;
 
 /**
- * Block ids index typed arrays directly (the workload allocates them densely
- * from 0, importers remap hashes), so memory grows with the largest id seen;
- * this cap turns a stray hash-sized id into an error instead of a huge
- * allocation. Defined with the workload, whose trace format enforces it.
+ * Block ids are any safe integer (ids.ts): they are mapped to slots of live
+ * blocks (slots.ts), so neither their size nor how many a run mints bounds
+ * memory. The trace format's own cap is workload/blocks.ts MAX_BLOCK_ID.
  */
-export { MAX_BLOCK_ID } from '../../workload/blocks.js';
+export { MAX_DIRECTORY_BLOCK_ID } from './ids.js';
 
 export interface KvDirectoryOptions {
   nodeCount: number;

@@ -158,7 +158,8 @@ describe('eviction order', () => {
     expect(() => kv.admitPrefill(4, -1, [1], 0)).toThrow(RangeError);
     expect(() => kv.admitPrefill(0, -1, [-1], 0)).toThrow(RangeError);
     expect(() => kv.admitPrefill(0, -1, [1.5], 0)).toThrow(RangeError);
-    expect(() => kv.admitPrefill(0, -1, [2 ** 40], 0)).toThrow(RangeError);
+    expect(() => kv.admitPrefill(0, -1, [2 ** 53], 0)).toThrow(RangeError);
+    expect(() => kv.admitPrefill(0, -1, [2 ** 40], 0)).not.toThrow();
     expect(() => kv.admitPrefill(0, -1, [1], Number.NaN)).toThrow(RangeError);
     kv.admitPrefill(0, -1, [1], 5);
     expect(() => kv.admitDecode(1, -1, [1], 4)).toThrow(/goes back/);

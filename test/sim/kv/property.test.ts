@@ -24,6 +24,18 @@ interface Setup {
   spread?: number;
   /** Half the new branches start with one shared system prompt, so its blocks end up on many nodes. */
   hot?: boolean;
+  /**
+   * Ids that no live context holds any more (an ended branch's, a compacted
+   * context's dropped blocks) are retired, as a workload retires an ended
+   * agent's ids: their slots are freed once no copy is left and reused.
+   * Checked: the directory keeps no more slot groups than live ids plus
+   * resident blocks, so slots are reused.
+   */
+  retire?: boolean;
+  /** The first block id (default 0): past the trace format's 2^26 and past 2^32. */
+  base?: number;
+  /** Chance that a step ends its branch (default 0.08; about 0.15 keeps the number of live branches level). */
+  endChance?: number;
 }
 
 const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
@@ -50,12 +62,28 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
   });
   const ref = new ReferenceKv(nodes, caps, eviction);
 
-  let nextBlock = 0;
+  const base = setup.base ?? 0;
+  let nextBlock = base;
   let nextBranch = 0;
   const contexts = new Map<number, number[]>();
   const fresh = (k: number): number[] => Array.from({ length: k }, () => nextBlock++);
   const system = setup.hot ? fresh(4) : [];
   let now = 0;
+  let retired = 0;
+  /** Retire the ids of `dropped` that no live context (nor the system prompt) holds, as runs of consecutive ids. */
+  const retireDead = (dropped: readonly number[]): void => {
+    if (!setup.retire) return;
+    const held = new Set(system);
+    for (const c of contexts.values()) for (const b of c) held.add(b);
+    const dead = [...new Set(dropped)].filter((b) => !held.has(b)).sort((a, b) => a - b);
+    for (let i = 0; i < dead.length; ) {
+      let j = i + 1;
+      while (j < dead.length && dead[j] === dead[j - 1]! + 1) j++;
+      kv.retire(dead[i]!, j - i);
+      retired += j - i;
+      i = j;
+    }
+  };
 
   for (let step = 0; step < steps; step++) {
     now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
@@ -75,17 +103,19 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
       ctx = contexts.get(branch)!;
     }
     const r = rng.next();
-    if (r < 0.08) {
+    const end = setup.endChance ?? 0.08;
+    if (r < end) {
       kv.endBranch(branch);
       ref.endBranch(branch);
       contexts.delete(branch);
-    } else if (r < 0.11) {
+      retireDead(ctx);
+    } else if (r < end + 0.03) {
       kv.clearGpu(node);
       ref.clear(node, 1);
-    } else if (r < 0.12) {
+    } else if (r < end + 0.04) {
       kv.clearNode(node);
       ref.clear(node, 2);
-    } else if (r < 0.3) {
+    } else if (r < end + 0.22) {
       const produced = fresh(rng.int(0, 2));
       kv.addProduced(node, branch, produced, now);
       ref.admit(node, branch, 1, produced, true);
@@ -93,7 +123,10 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     } else {
       if (rng.chance(0.1) || ctx.length > maxContext) {
         // Compaction: keep a prefix, add a summary.
+        const old = ctx;
         ctx = [...ctx.slice(0, rng.int(0, ctx.length)), ...fresh(rng.int(1, 3))];
+        contexts.set(branch, ctx);
+        retireDead(old);
       } else {
         ctx = [...ctx, ...fresh(rng.int(0, 3))];
       }
@@ -112,6 +145,14 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     // Plain comparisons, one expect per step: expect() itself is too slow for thousands of checks.
     if (step % checkEvery === 0) kv.checkInvariants();
     const diffs: string[] = [];
+    if (setup.retire) {
+      // Alive: a live context's ids (a group each at most) or a resident block (a copy per node and tier at most).
+      const live = new Set(system);
+      for (const c of contexts.values()) for (const b of c) live.add(b);
+      const bound = live.size + caps.reduce((sum, [l1, l2]) => sum + l1! + l2!, 0);
+      const groups = kv.slotStats().liveGroups;
+      if (groups > bound) diffs.push(`${groups} live slot groups for ${live.size} live ids and ${bound - live.size} tier places`);
+    }
     for (let n = 0; n < nodes; n++) {
       for (const tier of [1, 2] as const) {
         if (kv.used(n, tier) !== ref.used(n, tier)) diffs.push(`used ${n}/${tier}: ${kv.used(n, tier)} vs ${ref.used(n, tier)}`);
@@ -136,6 +177,12 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
       }
     }
     expect(diffs, `seed ${seed} step ${step}`).toEqual([]);
+  }
+  if (setup.retire && steps >= 1000) {
+    // Ids died and their slots were handed out again: far fewer slots than ids (live branches stay level).
+    const used = kv.slotStats().highWater;
+    expect(retired, `seed ${seed}: nothing retired`).toBeGreaterThan((nextBlock - base) / 2);
+    expect(used, `seed ${seed}: ${used} slots for ${nextBlock - base} ids`).toBeLessThan((nextBlock - base) / 2);
   }
   if (setup.hot) {
     // The point of the hot setup: blocks on more than 64 nodes get node-bit rows (holder-rows.ts).
@@ -174,6 +221,12 @@ describe('randomized against a naive reference model', () => {
       for (let seed = 300; seed <= 308; seed++) run(seed, eviction, { ...SMALL, nodes: [32, 70] });
       run(309, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, nodes: [40, 40] });
     });
+    it(`${eviction}: also with dead ids retired, their slots reused (ids from 0, past 2^26, past 2^32)`, () => {
+      for (let seed = 500; seed <= 505; seed++) run(seed, eviction, { ...SMALL, retire: true, base: [0, 2 ** 26 - 5, 2 ** 32 - 9][seed % 3] });
+      const long = { steps: 1500, sameTime: 0.3, maxL1: 20, maxL2: 40, maxContext: 30, compareEvery: 20, checkEvery: 20, retire: true, endChance: 0.15 };
+      run(510, eviction, { ...long, base: 2 ** 40 + 3 });
+      run(511, eviction, { ...long, nodes: [32, 36] });
+    }, 300_000);
     it(`${eviction}: also with a prefix on more than 64 nodes (node-bit rows, large and small unbroken sets)`, () => {
       for (let seed = 400; seed <= 401; seed++) {
         run(seed, eviction, { steps: 2000, sameTime: 0.3, maxL1: 60, maxL2: 200, maxContext: 60, compareEvery: 50, checkEvery: 100, nodes: [90, 140], spread: 0.9, hot: true });
