@@ -1,5 +1,5 @@
 import { InputError } from '../common/errors.js';
-import { ControlPlane, type ControlPlaneConfigInput, type CycleOutcome, type CycleProgress, type DeployedPolicy } from '../controlplane/index.js';
+import { ControlPlane, historyMinutes, type ControlPlaneConfigInput, type CycleOutcome, type CycleProgress, type DeployedPolicy } from '../controlplane/index.js';
 import { computeSegments, DataPlane, readStaged, settleStaged, stagePolicy, type Clock, type PolicyRef, type SlotEvent } from '../dataplane/index.js';
 import { openWorkload, parseMechanics, parseScenario, parseSplit, round, type Scenario, type SimMetrics } from '../sim/index.js';
 import { PolicySandbox } from '../sandbox/index.js';
@@ -160,7 +160,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
     dataPlane = new DataPlane(scenario, { name: start.name, code: start.code, candidateId: start.candidateId }, {
       stagingDir: settings.frozen ? undefined : stagingDir,
       frozen: settings.frozen,
-      ringMinutes: Math.max(settings.ringMinutes, controlPlane.config.windowMinutes + controlPlane.config.warmupMinutes),
+      ringMinutes: Math.max(settings.ringMinutes, historyMinutes(controlPlane.config)),
       rollbackAfter: settings.rollbackAfter,
       sandbox: { cpuLimitMs: settings.cpuLimitMs, memoryLimitMb: settings.memoryLimitMb },
       onEvent,
@@ -173,7 +173,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
       replaying = false;
     }
 
-    const snapshotSeconds = (controlPlane.config.windowMinutes + controlPlane.config.warmupMinutes) * 60;
+    const snapshotSeconds = historyMinutes(controlPlane.config) * 60;
     let nextTimeSave = dataPlane.simSeconds + 60;
     const dp = dataPlane;
     const paced = await dp.runPaced({
@@ -182,7 +182,7 @@ export async function runServe(options: ServeSessionOptions): Promise<ServeRepor
       signal: options.signal,
       untilSimSeconds: settings.durationMinutes * 60,
       onStep: (s, info) => {
-        // Cycles start once the window holds a whole snapshot (warm-up + window).
+        // Cycles start once the window holds a whole snapshot (warm-up + window, and the validation window before it).
         if (!settings.frozen && !controlPlane.running && dp.recordedSeconds >= snapshotSeconds) controlPlane.start();
         if (s.simSeconds >= nextTimeSave) {
           nextTimeSave = s.simSeconds + 60;

@@ -31,6 +31,7 @@ interface ServeFlags {
   warmupMin: number;
   cycleMaxMin: number;
   margin: number;
+  validateWindow: boolean;
   mutator: string;
   islands: number;
   threads?: number;
@@ -69,6 +70,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
     .option('--warmup-min <m>', 'warm-up minutes replayed before each snapshot window', floatOption('--warmup-min', 0), 2)
     .option('--cycle-max-min <m>', 'wall-clock minutes one evolution cycle may take', floatOption('--cycle-max-min', 1e-3), 5)
     .option('--margin <fraction>', 'stage a winner only if its T_total beats the deployed policy by this fraction', floatOption('--margin', 0, 1), 0.02)
+    .option('--no-validate-window', 'stage on the training snapshot alone (default: the winner must also beat the deployed policy by the margin on the window before it)')
     .option('--mutator <spec>', 'structural | llm | mix:llm=0.7,structural=0.3', 'structural')
     .option('--islands <n>', 'MAP-Elites islands per cycle', intOption('--islands', 1, 64), 4)
     .option('--threads <n>', 'evaluation worker threads (default: cores - 1)', intOption('--threads', 1, 256))
@@ -106,6 +108,7 @@ export function registerServeCommand(program: Command, io: CliIO): void {
             warmupMinutes: flags.warmupMin,
             cycleMaxMinutes: flags.cycleMaxMin,
             margin: flags.margin,
+            validateWindow: flags.validateWindow,
             mutator: flags.mutator,
             islands: flags.islands,
             threads: flags.threads,

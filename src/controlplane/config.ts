@@ -19,6 +19,13 @@ export const ControlPlaneConfigSchema = z
     cycleMaxMinutes: z.number().positive().default(5),
     /** A cycle's best is staged only if its T_total is below the deployed policy's by this fraction of it. */
     margin: z.number().min(0).max(1).default(0.02),
+    /**
+     * Validate a cycle's best on a second recent window (the one that ended
+     * where the training window starts) before staging: it must beat the
+     * deployed policy by the margin on both. Cycles then start once the data
+     * plane has recorded warm-up + two windows.
+     */
+    validateWindow: z.boolean().default(true),
     /** Iterations per cycle after the starters (the time limit usually ends a cycle first). */
     iterationsPerCycle: z.number().int().min(0).default(200),
     islands: z.number().int().min(1).max(64).default(4),

@@ -5,6 +5,7 @@
  */
 export { ControlPlane, type ControlPlaneOptions, type ResumeState } from './control-plane.js';
 export { nextDelayMs } from './loop-timing.js';
+export { historyMinutes, validationRequest } from './validate-winner.js';
 export { ControlPlaneConfigSchema, resolveControlPlaneConfig, type ControlPlaneConfig, type ControlPlaneConfigInput } from './config.js';
 export { recordDeployment, recordRollback, registerPolicy, type DeploymentInput, type PolicyOrigin, type RollbackInput } from './deployments.js';
 export { CycleFailure, classifyFailure } from './failure.js';
@@ -21,4 +22,5 @@ export type {
   SnapshotRequest,
   StagedPolicy,
   Stager,
+  ValidationVerdict,
 } from './types.js';

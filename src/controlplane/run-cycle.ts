@@ -7,9 +7,10 @@ import { rolledBackHashes } from './deployments.js';
 import { oneLine } from '../common/one-line.js';
 import { classifyFailure, CycleFailure } from './failure.js';
 import { checkSnapshot, describeSnapshot } from './snapshot-info.js';
+import { validateWinner, validationRequest } from './validate-winner.js';
 import { buildStarters } from './starters.js';
 import { elitesOf, loadControlState, saveSimSeconds, saveWarmStart, type ControlState } from './state.js';
-import type { CycleOutcome, CycleProgress, CycleStatus, DeployedProvider, SimClock, SnapshotProvider, StagedPolicy, Stager } from './types.js';
+import type { CycleOutcome, CycleProgress, CycleStatus, DeployedProvider, SimClock, SnapshotProvider, StagedPolicy, Stager, ValidationVerdict } from './types.js';
 
 /** Everything one cycle needs, owned by the ControlPlane. */
 export interface CycleContext {
@@ -50,6 +51,7 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
   let best: CycleOutcome['best'] = null;
   let deployed: CycleOutcome['deployed'] = null;
   let result: CycleResult | undefined;
+  let validated: ValidationVerdict | undefined;
   /** Whether the last finish() wrote the cycle's end. */
   let endRecorded = false;
   const finish = (status: CycleStatus, reason: string, extra: Partial<CycleOutcome> = {}): CycleOutcome => {
@@ -98,22 +100,27 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
 
   try {
     // 1. The snapshot, then the cycle row (written even when there is no snapshot, to record why).
+    // With validation, the window before the training one, taken at the same moment.
     let snapshot: Snapshot | undefined;
+    let validation: Snapshot | undefined;
     let snapshotError: unknown;
+    let which = 'snapshot';
     try {
       snapshot = checkSnapshot(await ctx.snapshot({ windowMinutes: config.windowMinutes, warmupMinutes: config.warmupMinutes }));
+      which = 'validation window';
+      if (config.validateWindow) validation = checkSnapshot(await ctx.snapshot(validationRequest(config)));
     } catch (error) {
       snapshotError = error;
     }
     cycleId = store.insertCycle({
       run: runId,
       label: snapshot?.label ?? 'no snapshot',
-      snapshot: snapshot ? describeSnapshot(snapshot) : null,
+      snapshot: snapshot ? { ...describeSnapshot(snapshot), ...(validation ? { validation: describeSnapshot(validation) } : {}) } : null,
       startedAt,
     });
     if (snapshotError !== undefined) {
       const c = classifyFailure(snapshotError);
-      throw new CycleFailure('snapshot', `no snapshot: ${c.message}`, c.kind === 'infrastructure', { cause: snapshotError });
+      throw new CycleFailure('snapshot', `no ${which}: ${c.message}`, c.kind === 'infrastructure', { cause: snapshotError });
     }
     if (signal.aborted) return finish('interrupted', 'stopped before the cycle started');
 
@@ -203,12 +210,28 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
     const row = store.getCandidate(best!.candidateId)!;
     if (rolledBackHashes(store, runId).has(row.codeHash)) return finish(status, `${summary}: it was deployed and rolled back before, not staged again${note}`);
     const gain = (deployed.tTotal - best!.tTotal) / deployed.tTotal;
-    const why = `${summary}: ${pct(gain)} lower (margin ${pct(config.margin)})`;
+    let why = `${summary}: ${pct(gain)} lower (margin ${pct(config.margin)})`;
+    if (validation) {
+      const verdict = await validateWinner({
+        store,
+        runId,
+        iteration: result.nextIteration - 1,
+        snapshot: validation,
+        best: { candidateId: row.id, code: row.code },
+        deployed: { candidateId: deployed.candidateId, code: store.getCandidate(deployed.candidateId)!.code },
+        config,
+        schedCost: ctx.schedCost,
+      });
+      if (signal.aborted) return finish('interrupted', `${why}; stopped while validating`);
+      if (!verdict.passed) return finish(status, `${why}, but ${verdict.why}: nothing staged${note}`, { validation: verdict });
+      why += `; on the previous window ${verdict.best.toFixed(2)} s against ${verdict.deployed.toFixed(2)} s, ${pct(verdict.gain)} lower`;
+      validated = verdict;
+    }
     const winner: StagedPolicy = { code: row.code, candidateId: row.id, name: `cycle-${cycleId}-candidate-${row.id}`, fitness: best!.tTotal, cycle: cycleId, reason: why };
     // Record the cycle and its winner first, then stage: a process killed in
     // between leaves a recorded winner that was never deployed, never a
     // deployed policy whose cycle says it was interrupted.
-    const recorded = finish(status, `${why}, staged${note}`, { staged: true, winner });
+    const recorded = finish(status, `${why}, staged${note}`, { staged: true, winner, ...(validated ? { validation: validated } : {}) });
     if (!endRecorded) {
       // Unrecorded, the winner is not staged: the lineage could not say where it came from.
       return { ...recorded, status: 'failed', staged: false, winner: null, reason: `${why}; not staged: the cycle's end could not be recorded`, failure: { kind: 'infrastructure', retryable: true } };

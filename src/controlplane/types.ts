@@ -4,6 +4,8 @@ import type { Snapshot } from '../evaluate/index.js';
 export interface SnapshotRequest {
   windowMinutes: number;
   warmupMinutes: number;
+  /** The window ends this many minutes before the newest recorded step (validation: the window before the training one). */
+  endMinutesAgo?: number;
 }
 
 /** The data plane's recorded window, as the evaluator replays it. May throw (nothing recorded yet): the cycle fails, the loop goes on. */
@@ -75,7 +77,14 @@ export interface CycleOutcome {
   startedAt: number;
   endedAt: number;
   wallSeconds: number;
+  /** With validateWindow, when the best beat the deployed policy on the snapshot: how both did on the previous window. */
+  validation?: ValidationVerdict;
 }
+
+/** What validation on the previous window said about a cycle's best against the deployed policy (T_total there, seconds). */
+export type ValidationVerdict =
+  | { passed: true; best: number; deployed: number; gain: number }
+  | { passed: false; best: number | null; deployed: number | null; why: string };
 
 /** A cycle in progress, after its latest committed iteration. */
 export interface CycleProgress {

@@ -70,6 +70,12 @@ export interface WindowRequest {
   windowMinutes: number;
   /** Minutes before the window replayed to warm caches and the policy's window (not scored). Default 0. */
   warmupMinutes?: number;
+  /**
+   * The window ends this many minutes before the newest step (default 0: it
+   * ends at the newest). A control-plane cycle validates on the window that
+   * ended where its training window starts.
+   */
+  endMinutesAgo?: number;
 }
 
 /** The data plane has not served long enough for any snapshot: try again later. */
@@ -141,24 +147,32 @@ export class WindowRecorder {
   }
 
   /**
-   * The last `warmup + window` minutes (ending at the newest step), or as
-   * much as the ring holds: the warm-up is shortened first, then the window.
-   * Throws UsageError when more than the ring's history is asked for, and
-   * SnapshotNotReady when nothing has been served yet.
+   * The last `warmup + window` minutes (ending at the newest step, or
+   * `endMinutesAgo` before it), or as much as the ring holds: the warm-up is
+   * shortened first, then the window. Throws UsageError when more than the
+   * ring's history is asked for, and SnapshotNotReady when nothing has been
+   * served yet (or nothing as long ago as `endMinutesAgo`).
    */
   capture(request: WindowRequest): WindowCapture {
     const windowSeconds = request.windowMinutes * 60;
     const warmupSeconds = (request.warmupMinutes ?? 0) * 60;
+    const agoSeconds = (request.endMinutesAgo ?? 0) * 60;
     if (!(windowSeconds > 0) || !Number.isFinite(windowSeconds)) throw new UsageError(`windowMinutes must be a number > 0, got ${request.windowMinutes}`);
     if (!(warmupSeconds >= 0) || !Number.isFinite(warmupSeconds)) throw new UsageError(`warmupMinutes must be a number >= 0, got ${request.warmupMinutes}`);
-    if (windowSeconds + warmupSeconds > this.maxSeconds + EPS) {
+    if (!(agoSeconds >= 0) || !Number.isFinite(agoSeconds)) throw new UsageError(`endMinutesAgo must be a number >= 0, got ${request.endMinutesAgo}`);
+    if (windowSeconds + warmupSeconds + agoSeconds > this.maxSeconds + EPS) {
       throw new UsageError(
-        `a snapshot of ${request.warmupMinutes ?? 0} + ${request.windowMinutes} minutes is longer than the ${this.maxSeconds / 60} minutes the data plane keeps (ringMinutes)`,
+        `a snapshot of ${request.warmupMinutes ?? 0} + ${request.windowMinutes} minutes${agoSeconds > 0 ? ` ending ${request.endMinutesAgo} minutes ago` : ''} reaches further back than the ${this.maxSeconds / 60} minutes the data plane keeps (ringMinutes)`,
       );
     }
-    const records = this.ring.toArray();
+    const all = this.ring.toArray();
+    const newest = all[all.length - 1];
+    // The newest step that ended at or before the wanted end.
+    const records = newest && agoSeconds > 0 ? all.slice(0, lastIndexAtOrBefore(all, newest.end - agoSeconds) + 1) : all;
     const last = records[records.length - 1];
-    if (!last || records.length < 2 || last.end - records[0]!.end <= 0) throw new SnapshotNotReady('the data plane has not served a monitoring step yet: no snapshot to take');
+    if (!last || records.length < 2 || last.end - records[0]!.end <= 0) {
+      throw new SnapshotNotReady(agoSeconds > 0 ? `the data plane has not served ${request.endMinutesAgo} minutes more than a monitoring step yet: no snapshot ending that long ago` : 'the data plane has not served a monitoring step yet: no snapshot to take');
+    }
     const from = last.end - windowSeconds - warmupSeconds;
     // The earliest step that ends at or after the wanted start: the snapshot covers at most what was asked.
     let b = records.findIndex((r) => r.end >= from - EPS);
@@ -174,6 +188,13 @@ export class WindowRecorder {
       warmupSeconds: Math.max(0, available - window),
     };
   }
+}
+
+/** Index of the last record whose end is at or before `t` (-1 if none); records are in time order. */
+function lastIndexAtOrBefore(records: readonly StepRecord[], t: number): number {
+  let i = records.length - 1;
+  while (i >= 0 && records[i]!.end > t + EPS) i--;
+  return i;
 }
 
 /** The node states of a ctx, as a step records them. */

@@ -91,8 +91,8 @@ describe('autopoiesis serve', () => {
       },
       stagingDir: join(dir, 'staging'),
       clock: gated.clock,
-      // Once cycles can run (90 s recorded), wait at 120 s for one to have failed.
-      onStatus: (s) => gated.holdOnce(s.simSeconds >= 120, /^cycle \d+ failed/),
+      // Once cycles can run (150 s recorded: warm-up, the window and the validation window before it), wait at 160 s for one to have failed.
+      onStatus: (s) => gated.holdOnce(s.simSeconds >= 160, /^cycle \d+ failed/),
       log: gated.log,
     });
     expect(report.simMinutes).toBe(8);
@@ -115,8 +115,8 @@ describe('autopoiesis serve', () => {
       controlPlane: { windowMinutes: 2, warmupMinutes: 1, cycleMaxMinutes: 5, iterationsPerCycle: 2, threads: 1, islands: 2, cpuLimitMs: 1000 },
       stagingDir: join(dir, 'staging'),
       clock: gated.clock,
-      // Once cycles can run (180 s recorded), wait at 200 s for one to have staged its winner.
-      onStatus: (s) => gated.holdOnce(s.simSeconds >= 200, /^cycle \d+ (finished|timed_out) at [^:]*: .*, staged/),
+      // Once cycles can run (300 s recorded: warm-up, the window and the validation window before it), wait at 320 s for one to have staged its winner.
+      onStatus: (s) => gated.holdOnce(s.simSeconds >= 320, /^cycle \d+ (finished|timed_out) at [^:]*: .*, staged/),
       log: gated.log,
     });
     const out = report;

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type CycleOutcome, type DeployedPolicy } from '../../src/controlplane/index.js';
 import { badPolicy, ensureBuilt, fakeStager, integrity, query, smallConfig, smallSnapshot, tmpDir } from './helpers.js';
@@ -142,5 +142,76 @@ describe('control plane cycles', () => {
     await expect(ControlPlane.open({ ...base, config: { schedCost: 'sometimes' } })).rejects.toThrow(/sched-cost/);
     expect(existsSync(db)).toBe(false);
     await expect(ControlPlane.open({ ...base, resume: true })).rejects.toThrow(/no such lineage database/);
+  });
+});
+
+describe('validation on the previous window', () => {
+  /** static-4p5d with a prefill count that depends on the replay's seed: 1P8D at seed 1 (training), 4P5D elsewhere (validation). */
+  const seedDependent = {
+    name: 'static-by-seed',
+    code: readFileSync(resolve('seeds/static-4p5d.js'), 'utf8')
+      .replace('const PREFILL_NODES = 4;', '')
+      .replace('Math.max(lo, PREFILL_NODES)', 'Math.max(lo, ctx.seed === 1 ? 1 : 4)'),
+  };
+  const onlyStatic = () => {
+    const dir = tmpDir('ap-cp-seeds-');
+    writeFileSync(join(dir, 'static-4p5d.js'), readFileSync(resolve('seeds/static-4p5d.js')));
+    return dir;
+  };
+
+  async function cycleWith(policy: { name: string; code: string }, overrides: Parameters<typeof smallConfig>[0] = {}) {
+    const db = join(tmpDir(), 'serve.db');
+    const stager = fakeStager();
+    const requests: Record<string, unknown>[] = [];
+    // Training: the window at seed 1; the window before it: seed 2 (another stretch of traffic).
+    const snapshot = (request: { endMinutesAgo?: number }) => (requests.push({ ...request }), smallSnapshot(request.endMinutesAgo ? 2 : 1));
+    let deployed: DeployedPolicy = { ...policy, candidateId: null };
+    const cp = await ControlPlane.open({ dbPath: db, config: smallConfig({ iterationsPerCycle: 0, seedsDir: onlyStatic(), windowMinutes: 1, warmupMinutes: 0.5, ...overrides }), snapshot, deployed: () => deployed, stage: stager.stage, clock: () => 600 });
+    try {
+      deployed = { ...policy, candidateId: cp.registerPolicy(policy) };
+      const outcome = await cp.runCycle();
+      return { outcome, requests, stager, db };
+    } finally {
+      await cp.close();
+    }
+  }
+
+  it('a best that wins on the training window but not on the previous one is not staged; both are recorded as validated', async () => {
+    const { outcome, requests, stager, db } = await cycleWith(seedDependent);
+    expect(requests).toEqual([{ windowMinutes: 1, warmupMinutes: 0.5 }, { windowMinutes: 1, warmupMinutes: 0.5, endMinutesAgo: 1 }]);
+    expect(outcome.status, outcome.reason).toBe('finished');
+    // On training it beats the deployed 1P8D by far...
+    expect(outcome.best!.tTotal).toBeLessThan(outcome.deployedOnSnapshot! * 0.98);
+    // ...on the previous window the deployed policy is the same 4P5D: no gain, nothing staged.
+    expect(outcome.staged).toBe(false);
+    expect(stager.staged).toEqual([]);
+    expect(outcome.reason).toMatch(/on the previous window .* not below by the margin: nothing staged/);
+    expect(outcome.validation).toMatchObject({ passed: false });
+    expect(outcome.validation!.best).toBe(outcome.validation!.deployed);
+    const rows = query<{ candidate: number; fitness: number }>(db, 'SELECT candidate, fitness FROM validations ORDER BY candidate');
+    expect(rows.map((r) => r.candidate).sort()).toEqual([outcome.best!.candidateId, outcome.deployed!.candidateId].sort());
+    expect(rows.every((r) => r.fitness === 1)).toBe(true);
+    const [cycle] = query<{ snapshot: string; winner: number | null }>(db, 'SELECT snapshot, winner FROM cycles WHERE id = ?', outcome.cycleId);
+    expect(cycle!.winner).toBeNull();
+    expect(JSON.parse(cycle!.snapshot)).toMatchObject({ seed: 1, validation: { seed: 2, windowSeconds: 60 } });
+  });
+
+  it('a best that wins on both windows is staged, with both gains in its reason', async () => {
+    const { outcome, stager, db } = await cycleWith(badPolicy());
+    expect(outcome.staged, outcome.reason).toBe(true);
+    expect(stager.staged).toHaveLength(1);
+    expect(outcome.validation).toMatchObject({ passed: true });
+    expect(outcome.validation!.passed && outcome.validation!.best < outcome.validation!.deployed * 0.98).toBe(true);
+    expect(outcome.reason).toMatch(/lower \(margin 2\.0%\); on the previous window .* lower, staged/);
+    const best = query<{ fitness: number }>(db, 'SELECT fitness FROM validations WHERE candidate = ?', outcome.best!.candidateId)[0]!;
+    expect(best.fitness).toBeLessThan(0.98);
+  });
+
+  it('without validateWindow the cycle asks for one window and stages on it alone', async () => {
+    const { outcome, requests, stager } = await cycleWith(seedDependent, { validateWindow: false });
+    expect(requests).toEqual([{ windowMinutes: 1, warmupMinutes: 0.5 }]);
+    expect(outcome.staged, outcome.reason).toBe(true);
+    expect(outcome.validation).toBeUndefined();
+    expect(stager.staged).toHaveLength(1);
   });
 });

@@ -116,6 +116,37 @@ describe('snapshots from the ring', () => {
     }
   });
 
+  it('cuts a window that ended some minutes ago (a cycle validates on the window before its training one)', () => {
+    const plane = makePlane(smallScenario({ minutes: 10 }), seed('static-4p5d'), { ringMinutes: 8 });
+    try {
+      expect(() => plane.snapshot({ windowMinutes: 1, endMinutesAgo: 2 })).toThrow(SnapshotNotReady);
+      stepUntil(plane, 420);
+      const training = plane.snapshot({ windowMinutes: 3, warmupMinutes: 1 });
+      const previous = plane.snapshot({ windowMinutes: 3, warmupMinutes: 1, endMinutesAgo: 3 });
+      expect(training.trace.header).toMatchObject({ from: 180, to: 420 });
+      expect(previous.trace.header).toMatchObject({ from: 0, to: 240 });
+      expect([previous.warmupSeconds, previous.windowSeconds]).toEqual([60, 180]);
+      expect(() => validateTrace(previous.trace)).not.toThrow();
+      // Exactly the requests that arrived in [0, 240), the roles recorded at 0.
+      const records = plane.records();
+      const arrived = records.filter((r) => r.end > 0 && r.end <= 240).reduce((n, r) => n + r.requests.length, 0);
+      expect(requestsOf(previous.trace.events).length).toBe(arrived);
+      expect(previous.roles).toEqual(records.find((r) => r.end === 0)!.nodes.map((n) => n.targetRole ?? n.role));
+      // The same cut as a window asked for when the newest step was at 240 s (the ring only gained steps since).
+      const replay = makePlane(smallScenario({ minutes: 10 }), seed('static-4p5d'), { ringMinutes: 8 });
+      try {
+        stepUntil(replay, 240);
+        expect(JSON.stringify(replay.snapshot({ windowMinutes: 3, warmupMinutes: 1 }))).toBe(JSON.stringify(previous));
+      } finally {
+        replay.dispose();
+      }
+      expect(() => plane.snapshot({ windowMinutes: 3, warmupMinutes: 3, endMinutesAgo: 3 })).toThrow(UsageError);
+      expect(() => plane.snapshot({ windowMinutes: 3, endMinutesAgo: -1 })).toThrow(UsageError);
+    } finally {
+      plane.dispose();
+    }
+  });
+
   it('keeps a fixed number of steps: the ring wraps at its capacity', () => {
     const plane = makePlane(smallScenario(), seed('static-4p5d'), { ringMinutes: 1 });
     try {
