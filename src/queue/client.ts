@@ -51,7 +51,8 @@ const KEEP = { age: 3600 };
  */
 export class JobClient {
   private readonly pending = new Map<string, Pending>();
-  private readonly uploaded = new Set<string>();
+  /** Blobs stored (or being stored) by this client: one upload each, however many jobs need it at once. */
+  private readonly uploads = new Map<string, Promise<void>>();
   private lastWorkerSeen = Date.now();
   private workers: number | null = null;
   /** When the sweep in progress began (null: none): one that hangs means Redis is not answering. */
@@ -108,13 +109,18 @@ export class JobClient {
     await this.queue.close();
   }
 
-  private async upload(blob: Blob): Promise<void> {
-    await putBlob((await this.queue.client) as unknown as Redis, blob);
-    this.uploaded.add(blob.sha);
+  private upload(blob: Blob): Promise<void> {
+    const known = this.uploads.get(blob.sha);
+    if (known) return known;
+    const upload = (async () => putBlob((await this.queue.client) as unknown as Redis, blob))();
+    this.uploads.set(blob.sha, upload);
+    // A failed upload (Redis going away) is tried again by the next job that needs it.
+    upload.catch(() => this.uploads.get(blob.sha) === upload && this.uploads.delete(blob.sha));
+    return upload;
   }
 
   private async add(id: string, entry: Pending): Promise<void> {
-    for (const blob of entry.blobs) if (!this.uploaded.has(blob.sha)) await this.upload(blob);
+    for (const blob of entry.blobs) await this.upload(blob);
     await this.queue.add(entry.name, entry.data, {
       jobId: id,
       attempts: this.options.attempts ?? 3,
@@ -131,8 +137,8 @@ export class JobClient {
     // The state first: a job read before it finished would have no answer yet though its state says completed.
     const state = await this.queue.getJobState(id);
     if (state === 'unknown') {
-      // Lost with a Redis restart (no persistence): the blobs may be gone too.
-      for (const blob of entry.blobs) this.uploaded.delete(blob.sha);
+      // Lost with a Redis restart (no persistence): the blobs may be gone too (stored again unless there: putBlob looks first).
+      for (const blob of entry.blobs) await putBlob((await this.queue.client) as unknown as Redis, blob);
       await this.add(id, entry);
       return;
     }
