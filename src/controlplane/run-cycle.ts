@@ -221,6 +221,7 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
         deployed: { candidateId: deployed.candidateId, code: store.getCandidate(deployed.candidateId)!.code },
         config,
         schedCost: ctx.schedCost,
+        backend: ctx.backend,
       });
       if (signal.aborted) return finish('interrupted', `${why}; stopped while validating`);
       if (!verdict.passed) return finish(status, `${why}, but ${verdict.why}: nothing staged${note}`, { validation: verdict });

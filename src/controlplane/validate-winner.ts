@@ -1,4 +1,5 @@
 import type { SchedCost, Snapshot } from '../evaluate/index.js';
+import type { BackendFactory } from '../evolve/engine/index.js';
 import { EvaluatorPool, type EvalOutcome } from '../evolve/pool/index.js';
 import type { LineageStore, NewValidation } from '../store/index.js';
 import type { ControlPlaneConfig } from './config.js';
@@ -23,7 +24,8 @@ interface Contender {
 
 /**
  * Score the cycle's best and the deployed policy on the validation window, in
- * worker threads of their own (the data plane's thread keeps serving), and
+ * worker threads of their own or on the cycle's queue workers (the data
+ * plane's thread keeps serving either way), and
  * record both in the lineage's validations (fitness: T_total / the deployed
  * policy's T_total there). The best passes when it beats the deployed policy
  * by the margin there too.
@@ -37,15 +39,18 @@ export async function validateWinner(input: {
   deployed: Contender;
   config: ControlPlaneConfig;
   schedCost: SchedCost;
+  /** Where the cycle's evaluations went (serve --queue: the workers); default a local pool. */
+  backend?: BackendFactory;
 }): Promise<ValidationVerdict> {
   const { config } = input;
-  const pool = await EvaluatorPool.open({
+  const setup = {
     snapshot: input.snapshot,
     schedCost: input.schedCost,
     sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
     wallLimitMs: config.candidateWallMs,
     threads: Math.min(2, config.threads),
-  });
+  };
+  const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
   let outcomes: EvalOutcome[];
   try {
     outcomes = await Promise.all(
