@@ -220,7 +220,7 @@ describe('randomized against a naive reference model', () => {
     it(`${eviction}: also past 31 nodes (copy lists instead of residency masks)`, () => {
       for (let seed = 300; seed <= 308; seed++) run(seed, eviction, { ...SMALL, nodes: [32, 70] });
       run(309, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, nodes: [40, 40] });
-    });
+    }, 300_000);
     it(`${eviction}: also with dead ids retired, their slots reused (ids from 0, past 2^26, past 2^32)`, () => {
       for (let seed = 500; seed <= 505; seed++) run(seed, eviction, { ...SMALL, retire: true, base: [0, 2 ** 26 - 5, 2 ** 32 - 9][seed % 3] });
       const long = { steps: 1500, sameTime: 0.3, maxL1: 20, maxL2: 40, maxContext: 30, compareEvery: 20, checkEvery: 20, retire: true, endChance: 0.15 };
@@ -231,6 +231,6 @@ describe('randomized against a naive reference model', () => {
       for (let seed = 400; seed <= 401; seed++) {
         run(seed, eviction, { steps: 2000, sameTime: 0.3, maxL1: 60, maxL2: 200, maxContext: 60, compareEvery: 50, checkEvery: 100, nodes: [90, 140], spread: 0.9, hot: true });
       }
-    });
+    }, 300_000);
   }
 });
