@@ -17,7 +17,7 @@
  * under any load, which is what a comparison of arms should rest on.
  *
  * Run: npm run bench:evolve-suite [-- --scenarios a,b] [-- --minutes M | --iterations N] [-- --arms v2,roles]
- *      [-- --validate-seeds 101,102] [-- --held-out 103] [-- --threads N] [-- --window-min M] [-- --out DIR]
+ *      [-- --validate-seeds 101,102] [-- --held-out 103] [-- --threads N] [-- --window-min M] [-- --candidate-wall-ms MS] [-- --out DIR]
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -43,6 +43,9 @@ const validateSeeds = arg('--validate-seeds') ?? '101,102';
 const heldOut = Number(arg('--held-out') ?? 103);
 const threads = Number(arg('--threads') ?? availableParallelism());
 const windowMin = arg('--window-min');
+// The wall limit per candidate is a backstop against a hung policy; on a loaded machine a 30 s limit would let the load, not
+// the policy, fail an evaluation (a 180-minute scenario takes tens of seconds even on an idle core). Counted cost decides results.
+const candidateWallMs = arg('--candidate-wall-ms') ?? '900000';
 const out = arg('--out') ?? join(packageRoot(), 'runs', 'evolve-suite');
 if (validateSeeds.split(',').map(Number).includes(heldOut)) throw new Error(`--held-out ${heldOut} is one of the validation seeds`);
 if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`--iterations ${arg('--iterations')}: not a whole number >= 0`);
@@ -85,7 +88,7 @@ try {
       const summary = JSON.parse(
         await cli([
           'evolve', '--scenario', name, '--validate-seeds', validateSeeds, ...budget, '--seeds', armSeeds[arm],
-          '--threads', String(threads), '--db', db, '--json', ...(windowMin ? ['--window-min', windowMin] : []),
+          '--threads', String(threads), '--candidate-wall-ms', candidateWallMs, '--db', db, '--json', ...(windowMin ? ['--window-min', windowMin] : []),
         ]),
       ) as EvolveSummary;
       const best = summary.validation?.best ?? summary.best;
