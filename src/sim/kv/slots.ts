@@ -88,14 +88,35 @@ export class BlockSlots {
   /** `out` becomes the slots of `ids` (0 for ids without one or invalid ones); returns it. */
   lookupAll(ids: readonly number[], out: number[]): number[] {
     out.length = 0;
-    for (let i = 0; i < ids.length; i++) out.push(this.slotOf(ids[i]!));
+    let prev = -2;
+    let slot = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      // Prompts are runs of consecutive ids: the next id of the same group is the next lane (or absent with it).
+      if (id === prev + 1 && id % SLAB !== 0) slot = slot === 0 ? 0 : slot + 1;
+      else slot = this.slotOf(id);
+      out.push(slot);
+      prev = id;
+    }
     return out;
   }
 
   /** `out` becomes the slots of valid ids being admitted (interned); returns it. */
   internAll(ids: readonly number[], out: number[]): number[] {
     out.length = 0;
-    for (let i = 0; i < ids.length; i++) out.push(this.intern(ids[i]!));
+    let prev = -2;
+    let slot = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (id === prev + 1 && id % SLAB !== 0) {
+        slot++;
+        this.see(slot);
+      } else {
+        slot = this.intern(id);
+      }
+      out.push(slot);
+      prev = id;
+    }
     return out;
   }
 
@@ -105,12 +126,16 @@ export class BlockSlots {
     let s = g === this.lastIdGroup ? this.lastSlotGroup : this.find(g);
     if (s < 0) s = this.addGroup(g);
     const slot = (s << SLAB_BITS) | (id - g * SLAB);
-    const st = this.state[slot]!;
-    if (st !== SEEN) {
-      if (st === UNSEEN || this.copies[slot] === 0) this.groupLive[s]!++;
-      this.state[slot] = SEEN;
-    }
+    this.see(slot);
     return slot;
+  }
+
+  /** The slot's block is admitted: SEEN (alive) from now on. */
+  private see(slot: number): void {
+    const st = this.state[slot]!;
+    if (st === SEEN) return;
+    if (st === UNSEEN || this.copies[slot] === 0) this.groupLive[slot >>> SLAB_BITS]!++;
+    this.state[slot] = SEEN;
   }
 
   /** Ids first .. first + count - 1 will not be named again: each one's slot goes once it has no copies. One lookup per group of 8. */
