@@ -47,10 +47,10 @@ describe('serve --queue', () => {
       controlPlane: { windowMinutes: 2, warmupMinutes: 1, cycleMaxMinutes: 30, iterationsPerCycle: 1, threads: 1, batch: 2, islands: 2, cpuLimitMs: 1000 },
       stagingDir: join(dir, 'staging'),
       clock: gated.clock,
-      // Once cycles can run (180 s recorded), the data plane waits at 200 s until one has been committed.
+      // Once cycles can run (300 s recorded: warm-up, window and the validation window before it), the data plane waits at 320 s until one has been committed.
       onStatus: (s) => {
         notes.push(queue.note());
-        gated.holdOnce(s.simSeconds >= 200, /^cycle \d+ (finished|timed_out) at /);
+        gated.holdOnce(s.simSeconds >= 320, /^cycle \d+ (finished|timed_out) at /);
       },
       log: gated.log,
       backend: queue.backend,
