@@ -1,29 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queueBackend } from '../../src/cli/evolve-queue.js';
 import { bufferIO } from '../../src/cli/io.js';
 import { runServe } from '../../src/cli/serve-session.js';
 import { ServeSettingsSchema } from '../../src/cli/serve-settings.js';
-import { cleanUp, ensureBuilt, queueName, queueOf, startWorker, tmpDir, type Proc } from '../evolve/queue/helpers.js';
+import { machineQueues, ensureBuilt, queueName, queueOf, startWorker, tmpDir } from '../evolve/queue/helpers.js';
 import { gatedClock } from './gated-clock.js';
 
 /** serve --queue against the machine's Redis (127.0.0.1:6379), on a queue of this test's own, removed at the end. */
-const PORT = 6379;
-const used: string[] = [];
-const procs: Proc[] = [];
-function url(name: string): string {
-  used.push(name);
-  return `redis://127.0.0.1:${PORT}/${name}`;
-}
+const { port: PORT, url, procs } = machineQueues();
 
 beforeAll(ensureBuilt, 120_000);
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  for (const name of used) await cleanUp(PORT, name);
-});
 
 describe('serve --queue', () => {
   it("the control plane's cycles are evaluated by a queue worker while the data plane serves", async () => {

@@ -1,30 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type CycleOutcome, type DeployedPolicy } from '../../src/controlplane/index.js';
 import { parseQueueAddress, QueueEvaluator } from '../../src/evolve/queue/index.js';
 import type { BackendFactory } from '../../src/evolve/engine/index.js';
-import { cleanUp, ensureBuilt as ensureWorkerBuilt, queueName, queueOf, run, startWorker, type Proc } from '../evolve/queue/helpers.js';
+import { machineQueues, ensureBuilt as ensureWorkerBuilt, queueName, queueOf, run, startWorker } from '../evolve/queue/helpers.js';
 import { badPolicy, ensureBuilt, fakeStager, query, smallConfig, smallSnapshot, tmpDir } from './helpers.js';
 
 /** The control plane (serve --queue) against the machine's Redis (127.0.0.1:6379), on queues of this file's own, removed at the end. */
-const PORT = 6379;
-const used: string[] = [];
-const procs: Proc[] = [];
-function url(name: string): string {
-  used.push(name);
-  return `redis://127.0.0.1:${PORT}/${name}`;
-}
+const { port: PORT, url, procs } = machineQueues();
 
 beforeAll(() => {
   ensureBuilt();
   ensureWorkerBuilt();
 }, 120_000);
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  for (const name of used) await cleanUp(PORT, name);
-});
 
 function queueBackend(name: string, timeoutMs: number): BackendFactory {
   const address = parseQueueAddress(url(name), '--queue');

@@ -1,17 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Job, QueueEvents } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, ensureBuilt, queueName, queueOf, start, startWorker, tmpDir, type Proc } from '../evolve/queue/helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { machineQueues, ensureBuilt, queueName, queueOf, start, startWorker, tmpDir } from '../evolve/queue/helpers.js';
 
 /** suite --queue against the machine's Redis (127.0.0.1:6379); every test has a queue of its own and removes it. */
-const PORT = 6379;
-const used: string[] = [];
-const procs: Proc[] = [];
-function url(name: string): string {
-  used.push(name);
-  return `redis://127.0.0.1:${PORT}/${name}`;
-}
+const { port: PORT, url, procs } = machineQueues();
 
 /** A CLI process, killed at the end if a test left it running (a coordinator must not add jobs after the clean-up). */
 async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -22,11 +16,6 @@ async function run(args: string[]): Promise<{ code: number | null; stdout: strin
 }
 
 beforeAll(ensureBuilt, 120_000);
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  for (const name of used) await cleanUp(PORT, name);
-});
 
 /** A shortened scenario (as in suite-cli.test.ts): cc on 4 nodes, 2 + 12 minutes. */
 function tinyScenario(dir: string): string {

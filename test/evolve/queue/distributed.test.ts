@@ -1,24 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Job, QueueEvents } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, countCandidates, ensureBuilt, lineage, queueName, queueOf, run, slowSeeds, SMALL, start, startWorker, tmpDir, type Proc } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { machineQueues, countCandidates, ensureBuilt, lineage, queueName, queueOf, run, slowSeeds, SMALL, start, startWorker, tmpDir } from './helpers.js';
 
 /** Against the machine's Redis (127.0.0.1:6379); every test has a queue of its own and removes it. */
-const PORT = 6379;
-const used: string[] = [];
-const procs: Proc[] = [];
-function url(name: string): string {
-  used.push(name);
-  return `redis://127.0.0.1:${PORT}/${name}`;
-}
+const { port: PORT, url, procs } = machineQueues();
 
 beforeAll(ensureBuilt, 120_000);
-afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  for (const name of used) await cleanUp(PORT, name);
-});
 
 describe('evolve --queue', () => {
   it('two workers write the same lineage as the local pool (evaluate and tune jobs), each candidate once; SIGTERM lets a worker exit 0', async () => {

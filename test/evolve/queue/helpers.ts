@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { afterAll } from 'vitest';
 import { SETUP_PREFIX } from '../../../src/evolve/queue/index.js';
 
 /** Workers and coordinators run from dist/ (bin/autopoiesis.js), as a user starts them. */
@@ -134,4 +135,27 @@ export async function cleanUp(port: number, name: string): Promise<void> {
     await queue.close();
     redis.disconnect();
   }
+}
+
+/**
+ * The queues of one test file on the machine's Redis (127.0.0.1:6379): `url(name)` gives a queue URL and
+ * remembers it; processes pushed on `procs` are SIGKILLed after the file if still running, then every queue
+ * named is removed.
+ */
+export function machineQueues(port = 6379): { port: number; url: (name: string) => string; procs: Proc[] } {
+  const used: string[] = [];
+  const procs: Proc[] = [];
+  afterAll(async () => {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    for (const name of used) await cleanUp(port, name);
+  });
+  return {
+    port,
+    procs,
+    url: (name) => {
+      used.push(name);
+      return `redis://127.0.0.1:${port}/${name}`;
+    },
+  };
 }
