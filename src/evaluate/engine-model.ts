@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { buildCluster, Simulator, type NodeHardware, type PolicyCtx } from '../sim/index.js';
 import { LearnedIterationModel, type EngineCoefficients } from '../sim/learning/index.js';
 import { createTraceSource, type Trace } from '../workload/index.js';
-import type { Snapshot } from './snapshot.js';
+import { replayOptions, type Snapshot } from './snapshot.js';
 
 /**
  * The engine's iteration-time model of a snapshot, learned once and used by
@@ -91,14 +91,9 @@ function learnOnce(snapshot: Snapshot): SnapshotEngineModel {
     const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, source.model, snapshot.seed);
     const sim = new Simulator({
       hardware,
-      roles: snapshot.roles,
-      mechanics: snapshot.mechanics,
-      ...(snapshot.knobs ? { initialKnobs: snapshot.knobs } : {}),
+      ...replayOptions(snapshot),
       source,
-      seed: snapshot.seed,
-      warmupSeconds: snapshot.warmupSeconds,
       scoredSeconds: snapshot.windowSeconds * REFERENCE_CAP_FACTOR,
-      membership: snapshot.membership,
       policyModel,
       stopWhenDrained: true,
     });

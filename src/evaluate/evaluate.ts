@@ -6,7 +6,7 @@ import { computeBreakdown, type Breakdown } from './breakdown.js';
 import { givenCluster, snapshotEngineModel, type SnapshotEngineModel } from './engine-model.js';
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
-import type { Snapshot } from './snapshot.js';
+import { replayOptions, type Snapshot } from './snapshot.js';
 
 /** Behaviour features the MAP-Elites archive bins candidates by (design section 7). */
 export interface Features {
@@ -120,14 +120,9 @@ export function replaySnapshot(snapshot: Snapshot, policy: PolicyHook | undefine
   const cap = snapshot.warmupSeconds + snapshot.windowSeconds * capFactor;
   const sim = new Simulator({
     hardware,
-    roles: snapshot.roles,
-    mechanics: snapshot.mechanics,
-    ...(snapshot.knobs ? { initialKnobs: snapshot.knobs } : {}),
+    ...replayOptions(snapshot),
     source,
-    seed: snapshot.seed,
-    warmupSeconds: snapshot.warmupSeconds,
     scoredSeconds: cap - snapshot.warmupSeconds,
-    membership: snapshot.membership,
     policy,
     policyModel,
     learning: 'given',

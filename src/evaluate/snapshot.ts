@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Plan } from '../policy/index.js';
 import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
-import { expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role } from '../sim/index.js';
+import { expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role, type SimOptions } from '../sim/index.js';
 
 /**
  * What the evaluator replays: a window of recorded work (a trace: requests
@@ -87,4 +87,16 @@ export function buildSnapshotFromStrings(spec: SnapshotStrings): Snapshot {
     minutes: spec.minutes,
     seed: spec.seed,
   });
+}
+
+/** What every replay of a snapshot gives the simulator from it: the cluster as recorded (roles, mechanics, knobs in force, membership), its seed and warm-up. */
+export function replayOptions(snapshot: Snapshot): Pick<SimOptions, 'roles' | 'mechanics' | 'initialKnobs' | 'seed' | 'warmupSeconds' | 'membership'> {
+  return {
+    roles: snapshot.roles,
+    mechanics: snapshot.mechanics,
+    ...(snapshot.knobs ? { initialKnobs: snapshot.knobs } : {}),
+    seed: snapshot.seed,
+    warmupSeconds: snapshot.warmupSeconds,
+    membership: snapshot.membership,
+  };
 }
