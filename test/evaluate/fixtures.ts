@@ -1,8 +1,8 @@
 import { buildSnapshot } from '../../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../../src/sim/index.js';
 
-/** A small cc window (40 agents, 1 + 4 minutes, 4P5D on 9 gb300 nodes) the evaluator tests replay. */
-export const smallCcSnapshot = buildSnapshot({
+/** A small cc window (40 agents, 1 + 4 minutes, 4P5D on 9 gb300 nodes) the evaluator tests replay: its spec, and the snapshot. */
+export const smallCcSpec = {
   workload: 'cc',
   agents: 40,
   roles: parseSplit('4P5D', 9),
@@ -11,4 +11,5 @@ export const smallCcSnapshot = buildSnapshot({
   warmupMinutes: 1,
   minutes: 4,
   seed: 3,
-});
+};
+export const smallCcSnapshot = buildSnapshot(smallCcSpec);
