@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSchedCost } from '../../src/evaluate/index.js';
-import { DataPlane, type DataPlaneOptions, type PolicySpec } from '../../src/dataplane/index.js';
+import { expect } from 'vitest';
+import { DataPlane, type DataPlaneOptions, type DataPlaneResult, type PolicySpec } from '../../src/dataplane/index.js';
 import { openWorkload, parseScenario, type Scenario, type ScenarioInput } from '../../src/sim/index.js';
 import type { WorkloadEvent, WorkloadSource } from '../../src/workload/index.js';
 
@@ -87,4 +88,28 @@ export function stepUntil(plane: DataPlane, t: number): void {
   while (plane.nextStepAt <= t && plane.step()) {
     // stepping
   }
+}
+
+/** Runs the plane to the end of its scenario, doing each action when the simulated time reaches its moment (e.g. staging a policy). */
+export function runWith(plane: DataPlane, actions: readonly (readonly [number, () => void])[]): DataPlaneResult {
+  for (const [at, act] of actions) {
+    stepUntil(plane, at);
+    act();
+  }
+  while (plane.step()) {
+    // to the end of the scenario
+  }
+  return plane.finish();
+}
+
+/** Every emitted request that arrived is completed or still in the cluster, ids are unique, and the report's counts say so. */
+export function expectEveryRequestAccounted(source: ReturnType<typeof trackedSource>, result: DataPlaneResult): void {
+  expect(source.problems).toEqual([]);
+  const end = result.sim.simSeconds;
+  const arrived = [...source.emitted].filter(([, at]) => at <= end).map(([id]) => id);
+  expect(new Set(arrived).size).toBe(arrived.length);
+  const inFlight = arrived.filter((id) => !source.completed.has(id));
+  expect(inFlight.length).toBe(result.sim.metrics.requestsInFlight);
+  expect(result.requests).toEqual({ arrived: arrived.length, completed: source.completed.size, inFlight: inFlight.length, dropped: 0 });
+  expect(result.sim.metrics.requestsArrived).toBe(arrived.length);
 }

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { settledDir, stagePolicy, type SlotEvent } from '../../src/dataplane/index.js';
-import { failsFrom, flipper, makePlane, seed, smallScenario, stepUntil, tempDir, tracked } from './helpers.js';
+import { expectEveryRequestAccounted, failsFrom, flipper, makePlane, runWith, seed, smallScenario, stepUntil, tempDir, tracked } from './helpers.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -185,20 +185,12 @@ function schedule(ctx) { if (calls > 1) throw new Error('no plan'); return { rol
     const source = tracked(scenario);
     const plane = makePlane(scenario, seed('static-4p5d'), { stagingDir: dir, rollbackAfter: 2, source });
     try {
-      const plan: [number, () => void][] = [
+      const result = runWith(plane, [
         [40, () => stagePolicy(dir, { name: 'flipper', code: flipper(30), candidateId: 1 })],
         [120, () => stagePolicy(dir, { name: 'greedy', code: seed('greedy').code, candidateId: 2 })],
         [200, () => stagePolicy(dir, { name: 'breaks', code: failsFrom(210), candidateId: 3 })],
         [300, () => stagePolicy(dir, { name: 'flipper-2', code: flipper(20), candidateId: 4 })],
-      ];
-      for (const [at, stage] of plan) {
-        stepUntil(plane, at);
-        stage();
-      }
-      while (plane.step()) {
-        // to the end of the scenario
-      }
-      const result = plane.finish();
+      ]);
       expect(result.events.map((e) => `${e.type}:${e.name}`)).toEqual([
         'deploy:flipper',
         'deploy:greedy',
@@ -206,15 +198,7 @@ function schedule(ctx) { if (calls > 1) throw new Error('no plan'); return { rol
         'rollback:breaks',
         'deploy:flipper-2',
       ]);
-      expect(source.problems).toEqual([]);
-      // Every emitted request that arrived is completed or still in the cluster; ids are unique.
-      const end = result.sim.simSeconds;
-      const arrived = [...source.emitted].filter(([, at]) => at <= end).map(([id]) => id);
-      expect(new Set(arrived).size).toBe(arrived.length);
-      const inFlight = arrived.filter((id) => !source.completed.has(id));
-      expect(inFlight.length).toBe(result.sim.metrics.requestsInFlight);
-      expect(result.requests).toEqual({ arrived: arrived.length, completed: source.completed.size, inFlight: inFlight.length, dropped: 0 });
-      expect(result.sim.metrics.requestsArrived).toBe(arrived.length);
+      expectEveryRequestAccounted(source, result);
       expect(result.sim.transitions.length).toBeGreaterThan(2);
     } finally {
       plane.dispose();

@@ -3,7 +3,7 @@ import { stagePolicy } from '../../src/dataplane/index.js';
 import { replaySnapshot } from '../../src/evaluate/index.js';
 import type { CtxMechanics } from '../../src/policy/index.js';
 import { MECHANICS_PRESETS, plainPolicy } from '../../src/sim/index.js';
-import { flipper, makePlane, seed, smallScenario, stepUntil, tempDir, tracked } from './helpers.js';
+import { expectEveryRequestAccounted, flipper, makePlane, runWith, seed, smallScenario, stepUntil, tempDir, tracked } from './helpers.js';
 
 /**
  * Contract v2 in the data plane: plans that change routing, eviction and
@@ -46,27 +46,13 @@ describe('knob changes and hot swaps', () => {
     const source = tracked(scenario);
     const plane = makePlane(scenario, seed('static-4p5d'), { stagingDir: dir, source });
     try {
-      const swaps: [number, () => void][] = [
+      const result = runWith(plane, [
         [40, () => stagePolicy(dir, { name: 'knobs', code: knobFlipper(20), candidateId: 1 })],
         [160, () => stagePolicy(dir, { name: 'v1-flipper', code: flipper(30), candidateId: 2 })],
         [260, () => stagePolicy(dir, { name: 'knobs-2', code: knobFlipper(15), candidateId: 3 })],
-      ];
-      for (const [at, stage] of swaps) {
-        stepUntil(plane, at);
-        stage();
-      }
-      while (plane.step()) {
-        // to the end of the scenario
-      }
-      const result = plane.finish();
+      ]);
       expect(result.events.map((e) => `${e.type}:${e.name}`)).toEqual(['deploy:knobs', 'deploy:v1-flipper', 'deploy:knobs-2']);
-      expect(source.problems).toEqual([]);
-      const end = result.sim.simSeconds;
-      const arrived = [...source.emitted].filter(([, at]) => at <= end).map(([id]) => id);
-      expect(new Set(arrived).size).toBe(arrived.length);
-      const inFlight = arrived.filter((id) => !source.completed.has(id));
-      expect(inFlight.length).toBe(result.sim.metrics.requestsInFlight);
-      expect(result.requests).toEqual({ arrived: arrived.length, completed: source.completed.size, inFlight: inFlight.length, dropped: 0 });
+      expectEveryRequestAccounted(source, result);
       // The knob plans were accepted and applied (none failed), and roles did move.
       expect(result.sim.policy.failures).toEqual([]);
       expect(result.sim.policy.plansApplied).toBeGreaterThan(10);
