@@ -74,6 +74,19 @@ describe('perturb literal', () => {
     expect(perturbLiteral.apply(context(code), new Rng(1))).toBeNull();
   });
 
+  it('skips bit-level constants: operands of ^ | & shifts and Math.imul, and hex literals', () => {
+    const mixer =
+      'function schedule(ctx) {\n  let t = (ctx.seed + 0x6d2b79f5) >>> 0;\n  t = Math.imul(t ^ (t >>> 15), t | 61);\n  t ^= 7;\n  return (t & 255) * 3 > 40 ? ctx.plan : ctx.plan;\n}';
+    const code = policy(mixer);
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 60; seed++) {
+      const edit = perturbLiteral.apply(context(code), new Rng(seed))!;
+      seen.add(/^perturb literal (\S+) ->/.exec(edit.description)![1]!);
+    }
+    // Only the decision's constants move: the multiplier and the threshold.
+    expect([...seen].sort()).toEqual(['3', '40']);
+  });
+
   it('never turns an integer into zero', () => {
     const code = policy('function schedule(ctx) {\n  return Math.max(1, ctx.now);\n}');
     for (let seed = 0; seed < 100; seed++) {

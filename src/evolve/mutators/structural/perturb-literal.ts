@@ -39,11 +39,16 @@ export function literalSites(context: Pick<EditContext, "program">): { literal: 
  * Skipped: 0 (a multiplicative step cannot move it), array subscripts
  * `xs[0]`, a 1 added or subtracted (`i - 1`, `n + 1`, `x += 1`), and loop
  * initialisers and updates (`for (let p = 1; ...; p += 1)`). Loop bounds in
- * the test (`p < 8`) stay editable.
+ * the test (`p < 8`) stay editable. Also skipped: bit-level constants, the
+ * operands of `^ | & << >> >>>` and `Math.imul` and anything written in hex,
+ * octal or binary (a PRNG's mixing constants: moving one changes the random
+ * stream, not a decision, so its fitness change is noise the search chases).
  */
 function isIndexLike(literal: NumericOperand, node: AnyNode, ancestors: readonly AnyNode[]): boolean {
   if (literal.value === 0) return true;
+  if (/^0[xob]/i.test(literal.raw)) return true;
   const parent = ancestors[ancestors.length - 2];
+  if (parent && isBitLevel(parent, node)) return true;
   if (parent?.type === 'MemberExpression' && parent.computed && parent.property === node) return true;
   if (literal.value === 1) {
     if (parent?.type === 'BinaryExpression' && (parent.operator === '+' || parent.operator === '-')) return true;
@@ -56,6 +61,21 @@ function isIndexLike(literal: NumericOperand, node: AnyNode, ancestors: readonly
     if (inInit || inUpdate) return true;
   }
   return false;
+}
+
+const BIT_OPERATORS = new Set(['^', '|', '&', '<<', '>>', '>>>', '^=', '|=', '&=', '<<=', '>>=', '>>>=']);
+
+function isBitLevel(parent: AnyNode, node: AnyNode): boolean {
+  if ((parent.type === 'BinaryExpression' || parent.type === 'AssignmentExpression') && BIT_OPERATORS.has(parent.operator)) return true;
+  if (parent.type !== 'CallExpression' || !parent.arguments.includes(node as never)) return false;
+  const callee = parent.callee;
+  return (
+    callee.type === 'MemberExpression' &&
+    callee.object.type === 'Identifier' &&
+    callee.object.name === 'Math' &&
+    callee.property.type === 'Identifier' &&
+    callee.property.name === 'imul'
+  );
 }
 
 function within(node: AnyNode, outer: { start: number; end: number }): boolean {
