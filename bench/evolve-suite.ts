@@ -29,27 +29,41 @@ import { DEFAULT_SCHED_COST, parseSchedCost } from '../src/evaluate/index.js';
 import { DEFAULT_OFFLINE_MIX } from '../src/evolve/mutators/index.js';
 import { listScenarios, loadScenario } from '../src/scenario/index.js';
 import { OracleCache, runSuite, SuitePool } from '../src/suite/index.js';
+import { benchFlags, numberFlag } from './args.js';
 import { ARMS, printReport, rowOf, setsKnobs, type Arm, type EvolveSummary, type Row } from './evolve-suite-report.js';
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const scenarios = (arg('--scenarios') ?? listScenarios().join(',')).split(',');
-const iterations = arg('--iterations') === undefined ? undefined : Number(arg('--iterations'));
-const minutes = Number(arg('--minutes') ?? 10);
-const arms = (arg('--arms') ?? 'v2').split(',') as Arm[];
-const validateSeeds = arg('--validate-seeds') ?? '101,102';
-const heldOut = Number(arg('--held-out') ?? 103);
-const threads = Number(arg('--threads') ?? availableParallelism());
-const windowMin = arg('--window-min');
+const BENCH = 'evolve-suite';
+const flags = benchFlags(BENCH, 'evolve per scenario from the seeds, export the best by validation, score it on a held-out seed', {
+  scenarios: { type: 'string', help: 'comma-separated scenario names (default: all of evaluator/scenarios)' },
+  minutes: { type: 'string', help: 'wall budget per arm and scenario, minutes (default 10)' },
+  iterations: { type: 'string', help: 'a fixed number of iterations instead of the wall budget' },
+  arms: { type: 'string', help: `comma-separated arms: ${ARMS.join(', ')} (default v2)` },
+  'validate-seeds': { type: 'string', help: 'validation seeds (default 101,102)' },
+  'held-out': { type: 'string', help: 'the held-out seed the table is scored on (default 103)' },
+  threads: { type: 'string', help: 'evaluator threads (default: the cores)' },
+  'window-min': { type: 'string', help: "training window, minutes (default: the scenario's)" },
+  'candidate-wall-ms': { type: 'string', help: 'wall limit per candidate, a backstop against a hung policy (default 900000)' },
+  out: { type: 'string', help: 'output folder (default runs/evolve-suite)' },
+});
+const scenarios = (flags.scenarios ?? listScenarios().join(',')).split(',');
+const iterations = flags.iterations === undefined ? undefined : numberFlag(BENCH, 'iterations', flags.iterations, 0, { integer: true, min: 0 });
+const minutes = numberFlag(BENCH, 'minutes', flags.minutes, 10, { min: 0 });
+const arms = (flags.arms ?? 'v2').split(',') as Arm[];
+const validateSeeds = flags['validate-seeds'] ?? '101,102';
+const heldOut = numberFlag(BENCH, 'held-out', flags['held-out'], 103, { integer: true, min: 0 });
+const threads = numberFlag(BENCH, 'threads', flags.threads, availableParallelism(), { integer: true, min: 1 });
+const windowMin = flags['window-min'];
 // The wall limit per candidate is a backstop against a hung policy; on a loaded machine a 30 s limit would let the load, not
 // the policy, fail an evaluation (a 180-minute scenario takes tens of seconds even on an idle core). Counted cost decides results.
-const candidateWallMs = arg('--candidate-wall-ms') ?? '900000';
-const out = arg('--out') ?? join(packageRoot(), 'runs', 'evolve-suite');
-if (validateSeeds.split(',').map(Number).includes(heldOut)) throw new Error(`--held-out ${heldOut} is one of the validation seeds`);
-if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`--iterations ${arg('--iterations')}: not a whole number >= 0`);
-for (const a of arms) if (!ARMS.includes(a)) throw new Error(`--arms: unknown arm '${a}' (known: ${ARMS.join(', ')})`);
+const candidateWallMs = flags['candidate-wall-ms'] ?? '900000';
+const out = flags.out ?? join(packageRoot(), 'runs', 'evolve-suite');
+const usage = (message: string): never => {
+  console.error(`bench:${BENCH}: ${message}`);
+  process.exit(2);
+};
+if (validateSeeds.split(',').map(Number).includes(heldOut)) usage(`--held-out ${heldOut} is one of the validation seeds`);
+for (const a of arms) if (!ARMS.includes(a)) usage(`--arms: unknown arm '${a}' (known: ${ARMS.join(', ')})`);
+for (const s of scenarios) if (!listScenarios().includes(s) && !s.endsWith('.json')) usage(`--scenarios: unknown scenario '${s}' (known: ${listScenarios().join(', ')})`);
 mkdirSync(out, { recursive: true });
 
 /** The CLI in this process: stdout captured, progress to stderr. */

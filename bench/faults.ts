@@ -32,6 +32,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { packageRoot } from '../src/common/package-root.js';
 import { parseStaged, settledDir, sha256 } from '../src/dataplane/staging.js';
+import { benchFlags, numberFlag } from './args.js';
 
 export type Trigger = 'sim-time' | 'cycle-start' | 'cycle-end' | 'candidates' | 'deployment';
 const TRIGGERS: readonly Trigger[] = ['sim-time', 'cycle-start', 'candidates', 'cycle-end', 'deployment'];
@@ -280,8 +281,10 @@ function runToEnd(root: string, args: string[]): Promise<{ code: number | null; 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const at = process.argv.indexOf('--kills');
-  const kills = at > 0 ? Number(process.argv[at + 1]) : 20;
+  const flags = benchFlags('faults', 'SIGKILL serve at moments read from its database, resume, and check the run after each', {
+    kills: { type: 'string', help: 'number of kills (default 20)' },
+  });
+  const kills = numberFlag('faults', 'kills', flags.kills, 20, { integer: true, min: 1 });
   const started = process.hrtime.bigint();
   const report = await runFaults({ kills, log: (line) => console.log(line) });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;

@@ -21,6 +21,7 @@ import { buildSnapshot, evaluatePolicy, replaySnapshot, sandboxHook } from '../s
 import { expandNodeKinds } from '../src/sim/index.js';
 import { generateTrace, loadWorkloadPreset } from '../src/workload/index.js';
 import { packageRoot } from '../src/common/package-root.js';
+import { benchFlags } from './args.js';
 
 interface Figures {
   throughput: number;
@@ -152,10 +153,13 @@ function line(r: Row): string {
 
 const isMain = process.argv[1] !== undefined && /planner-study\.js$/.test(process.argv[1]);
 if (isMain) {
-  const onlyAt = process.argv.indexOf('--only');
-  const names = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(CASES).filter((n) => n !== 'others-shifting');
+  const flags = benchFlags('planners', 'the planner study: each planner seed in the live plane and in replay', {
+    only: { type: 'string', help: `comma-separated cases (default all but others-shifting; known: ${Object.keys(CASES).join(', ')})` },
+    json: { type: 'boolean', help: 'print JSON' },
+  });
+  const names = flags.only !== undefined ? flags.only.split(',') : Object.keys(CASES).filter((n) => n !== 'others-shifting');
   const rows: Row[] = [];
-  const json = process.argv.includes('--json');
+  const json = flags.json;
   if (!json) {
     console.log('| run | harness | policy | req/s | P95 TTFT s | transitions (scored) | final split | mean / max P (scored) | compared with | throughput vs that |');
     console.log('|---|---|---|---|---|---|---|---|---|---|');

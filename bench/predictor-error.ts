@@ -18,6 +18,7 @@
  */
 import { parseScenario, runScenario, plainPolicy, rolesFor, type ScenarioInput, type PolicyCtx } from '../src/sim/index.js';
 import { stdlib } from '../src/policy/stdlib.js';
+import { benchFlags } from './args.js';
 
 const WINDOW = 600;
 
@@ -166,9 +167,12 @@ function markdown(reports: PhaseReport[]): string {
   return text;
 }
 
-const json = process.argv.includes('--json');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+const flags = benchFlags('predictor', "the throughput predictor's error against the simulator", {
+  json: { type: 'boolean', help: 'print JSON' },
+  only: { type: 'string', help: 'one case' },
+});
+const json = flags.json;
+const only = flags.only;
 const nodes = 9;
 const reports: PhaseReport[] = [];
 for (const c of CASES) {

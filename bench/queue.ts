@@ -14,13 +14,14 @@ import { buildSnapshot, parseSchedCost, type Snapshot } from '../src/evaluate/in
 import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
 import { packageRoot } from '../src/common/package-root.js';
 import { QueueEvaluator, parseQueueAddress, SETUP_PREFIX, connectionOf } from '../src/evolve/queue/index.js';
+import { benchFlags, numberFlag } from './args.js';
 
-const arg = (name: string, fallback: string) => {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1]! : fallback;
-};
-const jobs = Number(arg('--jobs', '12'));
-const base = arg('--redis', 'redis://127.0.0.1:6379');
+const flags = benchFlags('queue', 'evaluations per minute through the BullMQ queue with 1 and 2 workers, and its overhead per job', {
+  jobs: { type: 'string', help: 'evaluations per measurement (default 12)' },
+  redis: { type: 'string', help: 'Redis address (default redis://127.0.0.1:6379)' },
+});
+const jobs = numberFlag('queue', 'jobs', flags.jobs, 12, { integer: true, min: 1 });
+const base = flags.redis ?? 'redis://127.0.0.1:6379';
 const name = `bench-queue-${process.pid}`;
 const address = parseQueueAddress(`${base}/${name}`, '--redis');
 const source = readFileSync(join(packageRoot(), 'seeds', 'evolving-infra.js'), 'utf8');

@@ -23,8 +23,11 @@ import { buildSnapshot, evaluatePolicy, NS_PER_CALL, NS_PER_OP, replaySnapshot, 
 import type { Ctx } from '../src/policy/index.js';
 import { PolicySandbox } from '../src/sandbox/index.js';
 import { MECHANICS_PRESETS, parseSplit, type PolicyHook } from '../src/sim/index.js';
+import { benchFlags } from './args.js';
 
-const quick = process.argv.includes('--quick');
+const quick = benchFlags('sched-cost', "the counted scheduling cost's calibration", {
+  quick: { type: 'boolean', help: 'fewer repetitions' },
+}).quick;
 
 // The work most policies do most of: the stdlib's throughput prediction of a split, one split per iteration.
 const REFERENCE = `

@@ -13,10 +13,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/common/package-root.js';
+import { benchFlags } from './args.js';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+const flags = benchFlags('serve', '`serve --frozen` then `serve` on the shifting preset, compared hour by hour', {
+  speed: { type: 'string', help: 'simulated seconds per wall second of the live run (default 20)' },
+  hours: { type: 'string', help: 'simulated hours (default 3)' },
+  'cycle-max-min': { type: 'string', help: 'wall limit per evolution cycle, minutes (default 1)' },
+  agents: { type: 'string', help: "agents (default: the preset's)" },
+});
+function arg(name: 'speed' | 'hours' | 'cycle-max-min' | 'agents', fallback: string): string {
+  return flags[name] || fallback;
 }
 
 const speed = arg('speed', '20');

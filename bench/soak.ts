@@ -19,17 +19,24 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { runCli } from '../src/cli/main.js';
+import { benchFlags } from './args.js';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+const flags = benchFlags('soak', 'memory of a long serve run, hour by hour', {
+  hours: { type: 'string', help: 'simulated hours (default 6)' },
+  agents: { type: 'string', help: 'agents (default 126)' },
+  speed: { type: 'string', help: 'simulated seconds per wall second, 0 = as fast as possible (default 0)' },
+  live: { type: 'boolean', help: 'evolve while serving (default: --frozen)' },
+  gc: { type: 'boolean', help: 'collect garbage before each reading' },
+});
+function arg(name: 'hours' | 'agents' | 'speed', fallback: string): string {
+  return flags[name] ?? fallback;
 }
 
 const hours = Number(arg('hours', '6'));
 const agents = arg('agents', '126');
 const speed = arg('speed', '0');
-const live = process.argv.includes('--live');
-const collect = process.argv.includes('--gc') ? (setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void) : () => {};
+const live = flags.live;
+const collect = flags.gc ? (setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void) : () => {};
 if (!(hours > 0)) throw new Error(`--hours must be a number > 0, got ${arg('hours', '')}`);
 
 const dir = mkdtempSync(join(tmpdir(), 'soak-'));

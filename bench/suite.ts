@@ -12,15 +12,17 @@ import { join } from 'node:path';
 import { packageRoot } from '../src/common/package-root.js';
 import { DEFAULT_SCHED_COST, parseSchedCost } from '../src/evaluate/index.js';
 import { listScenarios, loadScenario } from '../src/scenario/index.js';
+import { benchFlags, numberFlag } from './args.js';
 import { formatSuiteMarkdown, OracleCache, runSuite, SuitePool } from '../src/suite/index.js';
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const cold = process.argv.includes('--cold');
-const threads = Number(arg('--threads') ?? availableParallelism());
-const seed = arg('--seed') === undefined ? undefined : Number(arg('--seed'));
+const flags = benchFlags('suite', 'every seed on every scenario against both oracles, as one markdown table', {
+  cold: { type: 'boolean', help: 'compute the oracles afresh in a temporary folder (the first-run cost)' },
+  threads: { type: 'string', help: 'worker threads (default: the cores)' },
+  seed: { type: 'string', help: "workload seed (default: each scenario's)" },
+});
+const cold = flags.cold;
+const threads = numberFlag('suite', 'threads', flags.threads, availableParallelism(), { integer: true, min: 1 });
+const seed = flags.seed === undefined ? undefined : numberFlag('suite', 'seed', flags.seed, 0, { integer: true, min: 0 });
 
 const seedsDir = join(packageRoot(), 'seeds');
 const policies = readdirSync(seedsDir)
