@@ -30,6 +30,29 @@ export interface Starter {
   parents?: readonly number[];
 }
 
+/** One slot of a batch: a proposal to evaluate, or a failed mutation to record. */
+export type Draft = { proposal: Proposal } | { failure: NewCandidate<CandidateRef> };
+
+/**
+ * A batch proposed and sent to the pool, not committed yet, as a checkpoint
+ * keeps it (PENDING_KEY): its slots, and which were sent (the others are
+ * failed mutations or duplicates of code already seen).
+ */
+export interface PendingBatch {
+  iteration: number;
+  drafts: Draft[];
+  sent: boolean[];
+}
+
+/** The checkpoint key of the batch in flight beyond the committed iteration (null when none). */
+export const PENDING_KEY = 'pending';
+
+/** A batch in the pool: each sent slot's evaluation (null for the others). */
+export interface InFlightIteration extends PendingBatch {
+  seeding: boolean;
+  outcomes: (Promise<ScoredOutcome> | null)[];
+}
+
 /** What one committed iteration wrote. */
 export interface CommittedIteration {
   iteration: number;
@@ -106,27 +129,54 @@ export class Evolver {
         completionTokens: null,
       } satisfies Proposal,
     }));
-    return this.evaluateAndCommit(iteration, drafts, [], true, signal);
+    return this.commit(this.dispatch(iteration, drafts, true), [], signal);
   }
 
   /** One iteration on the island whose turn it is; undefined if aborted before its commit. */
   async iterate(it: number, signal?: AbortSignal): Promise<CommittedIteration | undefined> {
     // Migrate first, on the archive as committed: every migrant already has its id.
-    const migrations = ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery });
+    const migrations = this.migrate(it);
+    const drafts = await this.proposeBatch(it, signal);
+    if (!drafts) return undefined;
+    return this.commit(this.dispatch(it, drafts), migrations, signal);
+  }
+
+  /** Ring migration of iteration `it` on the archive as committed now; its records are written with that iteration. */
+  migrate(it: number): NewMigration[] {
+    return ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery }).map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
+  }
+
+  /** The batch of iteration `it`, proposed from the archive as it stands now; undefined if aborted. */
+  async proposeBatch(it: number, signal?: AbortSignal): Promise<Draft[] | undefined> {
     const island = islandForIteration(it, this.islands.count);
     const slots = this.settings.batch ?? this.pool.threads;
     const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(it, s, island, signal)));
-    if (signal?.aborted) return undefined;
-    const migrationRecords: NewMigration[] = migrations.map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
-    return this.evaluateAndCommit(it, drafts, migrationRecords, false, signal);
+    return signal?.aborted ? undefined : drafts;
   }
 
-  private async propose(
-    it: number,
-    slot: number,
-    island: number,
-    signal: AbortSignal | undefined,
-  ): Promise<{ proposal: Proposal } | { failure: NewCandidate<CandidateRef> }> {
+  /**
+   * Send the unique proposals to the pool, in slot order, and return at once.
+   * Their hashes are marked seen now (not on completion), so a batch
+   * proposed while this one runs never evaluates the same code again.
+   */
+  dispatch(it: number, drafts: Draft[], seeding = false): InFlightIteration {
+    const sent = drafts.map((d) => 'proposal' in d && this.islands.markSeen(d.proposal.codeHash));
+    return this.send({ iteration: it, drafts, sent, seeding });
+  }
+
+  /** A batch restored from a checkpoint (PendingBatch), sent again as it was first sent: its hashes are already in the seen set. */
+  resend(pending: PendingBatch): InFlightIteration {
+    return this.send({ ...pending, seeding: false });
+  }
+
+  private send(batch: PendingBatch & { seeding: boolean }): InFlightIteration {
+    const outcomes = batch.drafts.map((d, i) =>
+      batch.sent[i] && 'proposal' in d ? this.pool.evaluate({ candidateId: -1, name: d.proposal.editSummary.slice(0, 60) || 'candidate', code: d.proposal.code }) : null,
+    );
+    return { ...batch, outcomes };
+  }
+
+  private async propose(it: number, slot: number, island: number, signal: AbortSignal | undefined): Promise<Draft> {
     const rng = Rng.derive(this.settings.seed, `iteration/${it}/slot/${slot}`);
     const choice = selectParent(this.islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
     if (!choice) throw new InputError('every seed failed: the population is empty, nothing to mutate', { field: '--seeds' });
@@ -191,21 +241,15 @@ export class Evolver {
     return typeof before === 'number' && fitness < before;
   }
 
-  /** Evaluate the unique proposals in parallel, then write the whole iteration in slot order. */
-  private async evaluateAndCommit(
-    it: number,
-    drafts: ({ proposal: Proposal } | { failure: NewCandidate<CandidateRef> })[],
-    migrations: NewMigration[],
-    seeding: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<CommittedIteration | undefined> {
-    const pending: (Promise<ScoredOutcome> | null)[] = drafts.map((d) => {
-      if (!('proposal' in d)) return null;
-      const p = d.proposal;
-      if (!this.islands.markSeen(p.codeHash)) return null; // duplicate: not evaluated twice
-      return this.pool.evaluate({ candidateId: -1, name: p.editSummary.slice(0, 60) || 'candidate', code: p.code });
-    });
-    const outcomes = await Promise.all(pending.map((x) => x ?? Promise.resolve(null)));
+  /**
+   * Await a dispatched iteration and write it in slot order with the
+   * checkpoint, in one transaction. `next`: the batch already proposed and
+   * sent for the following iteration (pipelined runs), saved in the
+   * checkpoint so that a resumed run sends the same batch again.
+   */
+  async commit(batch: InFlightIteration, migrations: NewMigration[], signal?: AbortSignal, next?: InFlightIteration): Promise<CommittedIteration | undefined> {
+    const { iteration: it, drafts, seeding } = batch;
+    const outcomes = await Promise.all(batch.outcomes.map((x) => x ?? Promise.resolve(null)));
     if (signal?.aborted) return undefined;
     const cycle = this.where.cycleId ?? null;
     const records: NewCandidate<CandidateRef>[] = drafts.map((d, i) => {
@@ -238,7 +282,8 @@ export class Evolver {
             }
           }
         });
-        return { islands: this.islands.toJSON() as unknown as Record<string, unknown>, ...this.where.extraState?.() };
+        const pending: PendingBatch | null = next ? { iteration: next.iteration, drafts: next.drafts, sent: next.sent } : null;
+        return { islands: this.islands.toJSON() as unknown as Record<string, unknown>, [PENDING_KEY]: pending, ...this.where.extraState?.() };
       },
       migrations,
     );

@@ -8,7 +8,8 @@ import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
 import type { BackendFactory, EvaluationBackend } from './backend.js';
-import { Evolver, type Starter } from './evolver.js';
+import { Evolver, PENDING_KEY, type PendingBatch, type Starter } from './evolver.js';
+import { restorePending } from './pending.js';
 import { Scorer, type CandidateScorer, type ScoredSnapshot } from './scorer.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
 import { referencePolicy, snapshotLabel, stringsPlan, type SnapshotPlan } from './snapshot-plan.js';
@@ -73,6 +74,8 @@ export class EvolutionRun {
     private readonly validator: Validator | undefined,
     /** Fitness is the mean ratio to the reference (several training snapshots), not T_total in seconds. */
     private readonly normalised: boolean,
+    /** The batch a killed pipelined run had in flight beyond its checkpoint, sent again on resume. */
+    private pending: PendingBatch | undefined,
   ) {
     this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId });
   }
@@ -114,6 +117,7 @@ export class EvolutionRun {
       let runId: number;
       let islands: IslandSet;
       let next: number;
+      let pending: PendingBatch | undefined;
       if (resume) {
         const run = store.latestRun();
         if (!run) throw new InputError('no run to resume in this database', { file: dbPath, field: '--resume' });
@@ -122,12 +126,13 @@ export class EvolutionRun {
         store.reopenRun(run.id);
         islands = checkpoint?.state.islands ? IslandSet.restore(checkpoint.state.islands) : new IslandSet({ islands: config.islands });
         next = checkpoint ? checkpoint.iteration + 1 : 0;
+        pending = restorePending(checkpoint?.state[PENDING_KEY]);
       } else {
         runId = store.createRun({ config, seed: config.seed });
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1);
+      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, pending);
     } catch (error) {
       store?.close();
       await pool.close();
@@ -150,16 +155,11 @@ export class EvolutionRun {
         if (seeded) await this.validate(0, seeded.ids.filter((_, i) => seeded.records[i]!.status === 'evaluated'));
         this.nextIteration = 1;
       }
-      while (this.nextIteration <= this.config.iterations) {
-        if (hooks.signal?.aborted) {
-          interrupted = true;
-          break;
-        }
-        if (performance.now() > deadline) break;
-        const it = this.nextIteration;
-        await this.evolver.iterate(it);
-        this.nextIteration++;
-        if (it % this.config.validateEvery === 0) await this.validate(it);
+      const stopping = () => {
+        if (hooks.signal?.aborted) interrupted = true;
+        return interrupted || performance.now() > deadline;
+      };
+      const progress = (it: number) => {
         // The seeds are fixed once iteration 0 is committed: read their best once.
         seedsBest ??= { fitness: this.store.runCandidateStats(this.runId).seedsBest?.fitness ?? null };
         hooks.onIteration?.({
@@ -172,6 +172,16 @@ export class EvolutionRun {
           failed: this.evolver.failed,
           evalsPerSecond: this.evolver.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
         });
+      };
+      if (this.config.pipeline) await this.runPipelined(stopping, progress);
+      else {
+        while (this.nextIteration <= this.config.iterations && !stopping()) {
+          const it = this.nextIteration;
+          await this.evolver.iterate(it);
+          this.nextIteration++;
+          if (it % this.config.validateEvery === 0) await this.validate(it);
+          progress(it);
+        }
       }
       await this.validate(Math.max(0, this.nextIteration - 1));
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
@@ -183,6 +193,38 @@ export class EvolutionRun {
 
   close(): void {
     this.store.close();
+  }
+
+  /**
+   * The iterations with two batches in the pool (docs/evolution.md,
+   * "Pipelined iterations"): iteration j + 1 is proposed and sent from the
+   * population as it stood at the start of iteration j, before j is
+   * committed, so a worker that finishes its part of j takes a candidate of
+   * j + 1 instead of waiting for the slowest. Everything else keeps its
+   * order: j is committed in slot order, then validated, then j + 1's
+   * migration runs on the archive as committed. Deterministic whatever
+   * order the workers finish in, and each checkpoint keeps the batch in
+   * flight, so a killed run resumes by sending that same batch again.
+   */
+  private async runPipelined(stopping: () => boolean, progress: (it: number) => void): Promise<void> {
+    const last = this.config.iterations;
+    if (this.nextIteration > last || stopping()) return;
+    const restored = this.pending;
+    this.pending = undefined;
+    let migrations = this.evolver.migrate(this.nextIteration);
+    let current =
+      restored && restored.iteration === this.nextIteration ? this.evolver.resend(restored) : this.evolver.dispatch(this.nextIteration, (await this.evolver.proposeBatch(this.nextIteration))!);
+    for (;;) {
+      const it = this.nextIteration;
+      const next = it < last && !stopping() ? this.evolver.dispatch(it + 1, (await this.evolver.proposeBatch(it + 1))!) : undefined;
+      await this.evolver.commit(current, migrations, undefined, next);
+      this.nextIteration++;
+      if (it % this.config.validateEvery === 0) await this.validate(it);
+      progress(it);
+      if (!next) return;
+      migrations = this.evolver.migrate(it + 1);
+      current = next;
+    }
   }
 
   /** The best distinct elites (and `also`) not validated yet, scored on the validation snapshots. */
