@@ -37,8 +37,12 @@ const config = EvolveConfigSchema.parse({
 const started = performance.now();
 const run = await EvolutionRun.open(config, db, false);
 let last = 0;
+let busyMs = 0;
+let runMs = 0;
 const summary = await run.run({
   onIteration: (p) => {
+    busyMs = p.evaluationWallMs;
+    runMs = performance.now() - started;
     if (p.iteration - last >= 20 || p.iteration === iterations) {
       last = p.iteration;
       console.log(`iteration ${p.iteration}: best T_total ${p.bestFitness?.toFixed(2)} s, ${p.evaluated} evaluated, ${p.failed} failed, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min`);
@@ -58,6 +62,9 @@ console.log(`\nbench:evolve structural, cc 126 agents, 10-min window + 2-min war
 console.log(`lineage: ${db}`);
 const cpu = process.cpuUsage();
 console.log(`process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s = ${((cpu.user + cpu.system) / 1e6 / Math.max(1, summary.evaluated)).toFixed(3)} s per evaluation (all threads, start-up included)`);
+const threads = config.threads ?? availableParallelism();
+// The workers' share of the run spent on a candidate (the seeds' iteration and worker start-up included): idle workers show here, not in CPU time.
+console.log(`workers busy: ${((100 * busyMs) / (threads * runMs)).toFixed(1)} % of ${threads} x ${(runMs / 1000).toFixed(1)} s`);
 console.log(`evaluations: ${summary.evaluated} in ${minutes.toFixed(2)} min = ${(summary.evaluated / minutes).toFixed(0)} per minute (target >= 400: ${summary.evaluated / minutes >= 400 ? 'met' : 'NOT met'})`);
 console.log(`failed or rejected: ${JSON.stringify(summary.failedByKind)}`);
 if (best && seed) {

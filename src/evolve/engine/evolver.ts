@@ -1,7 +1,7 @@
 import { Rng } from '../../common/rng.js';
 import { InputError } from '../../common/errors.js';
 import { codeHash, type CandidateRef, type LineageStore, type NewCandidate, type NewMigration } from '../../store/index.js';
-import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet } from '../archive/index.js';
+import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet, type IslandSetSnapshot } from '../archive/index.js';
 import { ringMigrate } from '../migration/index.js';
 import { MutationFailed, type MutationFailureReason, type Mutator } from '../mutators/index.js';
 import type { CandidateScorer, ScoredOutcome } from './scorer.js';
@@ -47,6 +47,15 @@ export interface PendingBatch {
 /** The checkpoint key of the batch in flight beyond the committed iteration (null when none). */
 export const PENDING_KEY = 'pending';
 
+/** The checkpoint key of the population the next iteration is proposed from (pipelined runs; null otherwise). */
+export const BASE_KEY = 'proposalBase';
+
+/** The population `iteration` is proposed from in a pipelined run: as it stood at the start of the iteration before. */
+export interface ProposalBase {
+  iteration: number;
+  islands: IslandSetSnapshot;
+}
+
 /** A batch in the pool: each sent slot's evaluation (null for the others). */
 export interface InFlightIteration extends PendingBatch {
   seeding: boolean;
@@ -82,6 +91,9 @@ const RECENT_STRATEGIES = 8;
  * archive as it stood at the start of the iteration (each slot with its own
  * seeded Rng), mutate, de-duplicate, evaluate in parallel in the pool, then
  * write the iteration in slot order with the checkpoint in one transaction.
+ * iterate() does it all for one batch; proposeBatch, dispatch and commit are
+ * the steps, for a caller that keeps two batches in the pool (EvolutionRun's
+ * pipelined loop).
  *
  * With a signal, an iteration aborted before its commit writes nothing (as if
  * the process had died there): mutations in flight are cancelled, evaluations
@@ -91,6 +103,8 @@ export class Evolver {
   private readonly features = new FeatureSpace();
   private readonly recentStrategies: string[] = [];
   evaluated = 0;
+  /** Wall time the pool's workers spent on the evaluations committed so far, ms (how busy they were: bench:evolve). */
+  evaluationWallMs = 0;
   failed = 0;
   readonly mutations: MutationTally = { ok: 0, failed: {}, messages: {} };
 
@@ -146,11 +160,15 @@ export class Evolver {
     return ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery }).map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
   }
 
-  /** The batch of iteration `it`, proposed from the archive as it stands now; undefined if aborted. */
-  async proposeBatch(it: number, signal?: AbortSignal): Promise<Draft[] | undefined> {
-    const island = islandForIteration(it, this.islands.count);
+  /**
+   * The batch of iteration `it`, proposed from the archive as it stands now,
+   * or from `from` (a population saved earlier: a resumed pipelined run);
+   * undefined if aborted.
+   */
+  async proposeBatch(it: number, signal?: AbortSignal, from: IslandSet = this.islands): Promise<Draft[] | undefined> {
+    const island = islandForIteration(it, from.count);
     const slots = this.settings.batch ?? this.pool.threads;
-    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(it, s, island, signal)));
+    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(from, it, s, island, signal)));
     return signal?.aborted ? undefined : drafts;
   }
 
@@ -176,14 +194,14 @@ export class Evolver {
     return { ...batch, outcomes };
   }
 
-  private async propose(it: number, slot: number, island: number, signal: AbortSignal | undefined): Promise<Draft> {
+  private async propose(islands: IslandSet, it: number, slot: number, island: number, signal: AbortSignal | undefined): Promise<Draft> {
     const rng = Rng.derive(this.settings.seed, `iteration/${it}/slot/${slot}`);
-    const choice = selectParent(this.islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
+    const choice = selectParent(islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
     if (!choice) throw new InputError('every seed failed: the population is empty, nothing to mutate', { field: '--seeds' });
-    const inspirations = selectInspirations(this.islands, island, choice.parent, rng, { count: this.settings.inspirations });
+    const inspirations = selectInspirations(islands, island, choice.parent, rng, { count: this.settings.inspirations });
     const parentId = Number(choice.parent.id);
     const parent = this.store.getCandidate(parentId)!;
-    const best = this.islands.bestOverall();
+    const best = islands.bestOverall();
     const bestRow = best ? this.store.getCandidate(Number(best.id)) : undefined;
     const head = { island, parents: [parentId], inspirations: inspirations.map((e) => Number(e.id)) };
     try {
@@ -243,14 +261,24 @@ export class Evolver {
 
   /**
    * Await a dispatched iteration and write it in slot order with the
-   * checkpoint, in one transaction. `next`: the batch already proposed and
-   * sent for the following iteration (pipelined runs), saved in the
-   * checkpoint so that a resumed run sends the same batch again.
+   * checkpoint, in one transaction. Pipelined runs (EvolutionRun) also save
+   * `carry`: the batch already proposed and sent for the following
+   * iteration, so that a resumed run sends the same batch again, and the
+   * population that following iteration is proposed from, so that a run
+   * resumed with nothing in flight (it ended) proposes it as an unstopped
+   * run would.
    */
-  async commit(batch: InFlightIteration, migrations: NewMigration[], signal?: AbortSignal, next?: InFlightIteration): Promise<CommittedIteration | undefined> {
+  async commit(
+    batch: InFlightIteration,
+    migrations: NewMigration[],
+    signal?: AbortSignal,
+    carry: { next?: InFlightIteration; base?: ProposalBase } = {},
+  ): Promise<CommittedIteration | undefined> {
+    const { next, base } = carry;
     const { iteration: it, drafts, seeding } = batch;
     const outcomes = await Promise.all(batch.outcomes.map((x) => x ?? Promise.resolve(null)));
     if (signal?.aborted) return undefined;
+    for (const o of outcomes) this.evaluationWallMs += o?.wallMs ?? 0;
     const cycle = this.where.cycleId ?? null;
     const records: NewCandidate<CandidateRef>[] = drafts.map((d, i) => {
       if (!('proposal' in d)) return { ...d.failure, cycle };
@@ -283,7 +311,12 @@ export class Evolver {
           }
         });
         const pending: PendingBatch | null = next ? { iteration: next.iteration, drafts: next.drafts, sent: next.sent } : null;
-        return { islands: this.islands.toJSON() as unknown as Record<string, unknown>, [PENDING_KEY]: pending, ...this.where.extraState?.() };
+        return {
+          islands: this.islands.toJSON() as unknown as Record<string, unknown>,
+          [PENDING_KEY]: pending,
+          [BASE_KEY]: (base ?? null) as unknown as Record<string, unknown> | null,
+          ...this.where.extraState?.(),
+        };
       },
       migrations,
     );

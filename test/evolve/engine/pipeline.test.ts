@@ -58,7 +58,7 @@ async function evolve(config: EvolveConfigInput, db: string, resume = false, kil
 }
 
 describe('pipelined iterations', () => {
-  it('a run killed with a batch in flight resumes to the same lineage as the run never killed', async () => {
+  it('a run killed with a batch in flight, or ended and resumed with more iterations, writes the lineage of the run never stopped', async () => {
     const whole = tmpDb();
     await evolve({ ...small, iterations: 5 }, whole);
     const killed = tmpDb();
@@ -74,6 +74,12 @@ describe('pipelined iterations', () => {
     const b = lineage(killed);
     expect(a.candidates.length).toBeGreaterThan(6 + 5 * 2 - 1);
     expect(b).toEqual(a);
+
+    // A run that ended (nothing in flight) and is resumed with more iterations: the next batch comes from the saved population.
+    const extended = tmpDb();
+    await evolve({ ...small, iterations: 2 }, extended);
+    await evolve({ ...small, iterations: 5 }, extended, true);
+    expect(lineage(extended)).toEqual(a);
   }, 240_000);
 
   it('pipelined and one batch at a time: each deterministic, and the first iteration after the seeds is the same', async () => {
