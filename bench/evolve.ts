@@ -4,7 +4,8 @@
  * machine's cores. Prints evaluations per minute (target, issue #13: at least
  * 400 on 2 cores) and the best candidate against the best seed (T_total and
  * throughput), whatever they are.
- * Run: npm run bench:evolve [-- --iterations 200] [-- --db runs/bench-evolve.db]
+ * Run: npm run bench:evolve [-- --iterations 200] [-- --batch N] [-- --no-pipeline] [-- --db runs/bench-evolve.db]
+ * (--no-pipeline: one batch in the pool at a time, docs/evolution.md)
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ const config = EvolveConfigSchema.parse({
   warmupMinutes: 2,
   iterations,
   batch,
+  pipeline: !process.argv.includes('--no-pipeline'),
   seed: 1,
   seedsDir: join(packageRoot(), 'seeds'),
 });
@@ -35,8 +37,12 @@ const config = EvolveConfigSchema.parse({
 const started = performance.now();
 const run = await EvolutionRun.open(config, db, false);
 let last = 0;
+let busyMs = 0;
+let runMs = 0;
 const summary = await run.run({
   onIteration: (p) => {
+    busyMs = p.evaluationWallMs;
+    runMs = performance.now() - started;
     if (p.iteration - last >= 20 || p.iteration === iterations) {
       last = p.iteration;
       console.log(`iteration ${p.iteration}: best T_total ${p.bestFitness?.toFixed(2)} s, ${p.evaluated} evaluated, ${p.failed} failed, ${(p.evalsPerSecond * 60).toFixed(0)} evals/min`);
@@ -52,8 +58,13 @@ const seed = summary.seedsBest ? store.getCandidate(summary.seedsBest.id)! : und
 const throughput = (c: typeof best) => (c?.metrics as { throughput?: number } | null)?.throughput;
 store.close();
 
-console.log(`\nbench:evolve structural, cc 126 agents, 10-min window + 2-min warm-up, ${iterations} iterations, ${availableParallelism()} cores`);
+console.log(`\nbench:evolve structural, cc 126 agents, 10-min window + 2-min warm-up, ${iterations} iterations, ${availableParallelism()} cores, ${config.pipeline ? 'pipelined' : 'one batch at a time'}`);
 console.log(`lineage: ${db}`);
+const cpu = process.cpuUsage();
+console.log(`process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s = ${((cpu.user + cpu.system) / 1e6 / Math.max(1, summary.evaluated)).toFixed(3)} s per evaluation (all threads, start-up included)`);
+const threads = config.threads ?? availableParallelism();
+// The workers' share of the run spent on a candidate (the seeds' iteration and worker start-up included): idle workers show here, not in CPU time.
+console.log(`workers busy: ${((100 * busyMs) / (threads * runMs)).toFixed(1)} % of ${threads} x ${(runMs / 1000).toFixed(1)} s`);
 console.log(`evaluations: ${summary.evaluated} in ${minutes.toFixed(2)} min = ${(summary.evaluated / minutes).toFixed(0)} per minute (target >= 400: ${summary.evaluated / minutes >= 400 ? 'met' : 'NOT met'})`);
 console.log(`failed or rejected: ${JSON.stringify(summary.failedByKind)}`);
 if (best && seed) {

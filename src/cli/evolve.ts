@@ -31,6 +31,7 @@ interface EvolveFlags {
   islands: number;
   batch?: number;
   threads?: number;
+  pipeline: boolean;
   mutator: string;
   db?: string;
   seed: number;
@@ -85,6 +86,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--islands <n>', 'MAP-Elites islands', intOption('--islands', 1, 64), 4)
     .option('--batch <n>', 'candidates per iteration (default: worker threads)', intOption('--batch', 1, 256))
     .option('--threads <n>', 'evaluation worker threads (default: cores)', intOption('--threads', 1, 256))
+    .option('--no-pipeline', 'one batch in the pool at a time (default: the next iteration is proposed and sent while one runs)')
     .option('--mutator <spec>', 'structural | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
     .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
     .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
@@ -162,6 +164,7 @@ function configFrom(flags: EvolveFlags, scenario?: Partial<EvolveConfig>): Evolv
     islands: flags.islands,
     batch: flags.batch,
     threads: flags.threads,
+    pipeline: flags.pipeline,
     mutator: flags.mutator,
     seed: flags.seed,
     schedCost: flags.schedCost,

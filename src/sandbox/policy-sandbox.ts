@@ -2,7 +2,7 @@ import ivm from 'isolated-vm';
 import { Rng } from '../common/rng.js';
 import { validatePlan, type Ctx, type Plan } from '../policy/index.js';
 import { PolicyFailure, SandboxDisposedError, type FailureKind, type FailurePhase } from './failure.js';
-import { processCpuMark, processCpuMsSince } from './process-cpu.js';
+import { processCpuMarkFor, processCpuMsSince } from './process-cpu.js';
 import { resolveSandboxOptions, type SandboxLimits, type SandboxOptions } from './options.js';
 import { InstrumentError } from './instrument.js';
 import { OpCounter } from './op-counter.js';
@@ -77,7 +77,7 @@ export class PolicySandbox {
     try {
       context = hold(isolate.createContextSync());
       const dispatch = (dispatcher = hold(installPrelude(isolate, context, limits, counter)));
-      const proc0 = processCpuMark();
+      const proc0 = processCpuMarkFor(limits.cpuCheckMs);
       const cpu0 = isolate.cpuTime;
       counter.arm(limits.opLimit);
       loadPolicy(isolate, context, source, limits, counter);
@@ -92,7 +92,7 @@ export class PolicySandbox {
       const overrun = counter.overrun('load', limits.opLimit);
       if (overrun) throw overrun;
       const loadCpuMs = Number(isolate.cpuTime - cpu0) / 1e6;
-      if (loadCpuMs > limits.cpuCheckMs && processCpuMsSince(proc0) > limits.cpuCheckMs) {
+      if (loadCpuMs > limits.cpuCheckMs && proc0 && processCpuMsSince(proc0) > limits.cpuCheckMs) {
         throw new PolicyFailure('timeout', 'load', `loading took ${loadCpuMs.toFixed(1)} ms of CPU; the limit is ${limits.cpuLimitMs} ms`);
       }
       return new PolicySandbox(limits, isolate, context, dispatch, loadCpuMs, counter);
@@ -211,7 +211,7 @@ export class PolicySandbox {
         cpuMs: 0,
       };
     }
-    const proc0 = processCpuMark();
+    const proc0 = processCpuMarkFor(this.limits.cpuCheckMs);
     const cpu0 = this.isolate.cpuTime;
     const t0 = performance.now();
     let raw: Raw;
@@ -246,7 +246,7 @@ export class PolicySandbox {
     const cpuMs = Number(this.isolate.cpuTime - cpu0) / 1e6;
     this.charge(cpuMs);
     // isolated-vm's figure can include waiting for a core; the process's CPU must agree (process-cpu.ts).
-    if (cpuMs > this.limits.cpuCheckMs && processCpuMsSince(proc0) > this.limits.cpuCheckMs) {
+    if (cpuMs > this.limits.cpuCheckMs && proc0 && processCpuMsSince(proc0) > this.limits.cpuCheckMs) {
       const message = `${phase} used ${cpuMs.toFixed(1)} ms of CPU; the limit is ${this.limits.cpuLimitMs} ms per call`;
       return { ok: false, failure: new PolicyFailure('timeout', phase, message), cpuMs };
     }

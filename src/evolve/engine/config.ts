@@ -33,6 +33,13 @@ export const EvolveConfigSchema = z.strictObject({
   /** Candidates per iteration (evaluated in parallel); default = worker threads. */
   batch: z.number().int().min(1).max(256).optional(),
   threads: z.number().int().min(1).max(256).optional(),
+  /**
+   * Pipelined iterations (docs/evolution.md): iteration j + 1 is proposed
+   * from the population as it stood at the start of iteration j and sent to
+   * the pool while j runs, so no worker waits for the slowest candidate of a
+   * batch. Deterministic either way; false is the one-batch-at-a-time loop.
+   */
+  pipeline: z.boolean().default(true),
   mutator: z.string().default('structural'),
   seed: z.number().int().min(0).default(1),
   schedCost: z.string().default('counted'),

@@ -1,7 +1,7 @@
 import { Rng } from '../../common/rng.js';
 import { InputError } from '../../common/errors.js';
 import { codeHash, type CandidateRef, type LineageStore, type NewCandidate, type NewMigration } from '../../store/index.js';
-import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet } from '../archive/index.js';
+import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet, type IslandSetSnapshot } from '../archive/index.js';
 import { ringMigrate } from '../migration/index.js';
 import { MutationFailed, type MutationFailureReason, type Mutator } from '../mutators/index.js';
 import type { CandidateScorer, ScoredOutcome } from './scorer.js';
@@ -28,6 +28,38 @@ export interface Starter {
   editSummary: string;
   /** Earlier candidates it is a copy of (a warm start re-scoring an elite on a new snapshot). */
   parents?: readonly number[];
+}
+
+/** One slot of a batch: a proposal to evaluate, or a failed mutation to record. */
+export type Draft = { proposal: Proposal } | { failure: NewCandidate<CandidateRef> };
+
+/**
+ * A batch proposed and sent to the pool, not committed yet, as a checkpoint
+ * keeps it (PENDING_KEY): its slots, and which were sent (the others are
+ * failed mutations or duplicates of code already seen).
+ */
+export interface PendingBatch {
+  iteration: number;
+  drafts: Draft[];
+  sent: boolean[];
+}
+
+/** The checkpoint key of the batch in flight beyond the committed iteration (null when none). */
+export const PENDING_KEY = 'pending';
+
+/** The checkpoint key of the population the next iteration is proposed from (pipelined runs; null otherwise). */
+export const BASE_KEY = 'proposalBase';
+
+/** The population `iteration` is proposed from in a pipelined run: as it stood at the start of the iteration before. */
+export interface ProposalBase {
+  iteration: number;
+  islands: IslandSetSnapshot;
+}
+
+/** A batch in the pool: each sent slot's evaluation (null for the others). */
+export interface InFlightIteration extends PendingBatch {
+  seeding: boolean;
+  outcomes: (Promise<ScoredOutcome> | null)[];
 }
 
 /** What one committed iteration wrote. */
@@ -59,6 +91,9 @@ const RECENT_STRATEGIES = 8;
  * archive as it stood at the start of the iteration (each slot with its own
  * seeded Rng), mutate, de-duplicate, evaluate in parallel in the pool, then
  * write the iteration in slot order with the checkpoint in one transaction.
+ * iterate() does it all for one batch; proposeBatch, dispatch and commit are
+ * the steps, for a caller that keeps two batches in the pool (EvolutionRun's
+ * pipelined loop).
  *
  * With a signal, an iteration aborted before its commit writes nothing (as if
  * the process had died there): mutations in flight are cancelled, evaluations
@@ -68,6 +103,8 @@ export class Evolver {
   private readonly features = new FeatureSpace();
   private readonly recentStrategies: string[] = [];
   evaluated = 0;
+  /** Wall time the pool's workers spent on the evaluations committed so far, ms (how busy they were: bench:evolve). */
+  evaluationWallMs = 0;
   failed = 0;
   readonly mutations: MutationTally = { ok: 0, failed: {}, messages: {} };
 
@@ -106,34 +143,65 @@ export class Evolver {
         completionTokens: null,
       } satisfies Proposal,
     }));
-    return this.evaluateAndCommit(iteration, drafts, [], true, signal);
+    return this.commit(this.dispatch(iteration, drafts, true), [], signal);
   }
 
   /** One iteration on the island whose turn it is; undefined if aborted before its commit. */
   async iterate(it: number, signal?: AbortSignal): Promise<CommittedIteration | undefined> {
     // Migrate first, on the archive as committed: every migrant already has its id.
-    const migrations = ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery });
-    const island = islandForIteration(it, this.islands.count);
-    const slots = this.settings.batch ?? this.pool.threads;
-    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(it, s, island, signal)));
-    if (signal?.aborted) return undefined;
-    const migrationRecords: NewMigration[] = migrations.map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
-    return this.evaluateAndCommit(it, drafts, migrationRecords, false, signal);
+    const migrations = this.migrate(it);
+    const drafts = await this.proposeBatch(it, signal);
+    if (!drafts) return undefined;
+    return this.commit(this.dispatch(it, drafts), migrations, signal);
   }
 
-  private async propose(
-    it: number,
-    slot: number,
-    island: number,
-    signal: AbortSignal | undefined,
-  ): Promise<{ proposal: Proposal } | { failure: NewCandidate<CandidateRef> }> {
+  /** Ring migration of iteration `it` on the archive as committed now; its records are written with that iteration. */
+  migrate(it: number): NewMigration[] {
+    return ringMigrate(this.islands, it, { everyIterations: this.settings.migrationEvery }).map((m) => ({ fromIsland: m.fromIsland, toIsland: m.toIsland, candidate: Number(m.candidateId) }));
+  }
+
+  /**
+   * The batch of iteration `it`, proposed from the archive as it stands now,
+   * or from `from` (a population saved earlier: a resumed pipelined run);
+   * undefined if aborted.
+   */
+  async proposeBatch(it: number, signal?: AbortSignal, from: IslandSet = this.islands): Promise<Draft[] | undefined> {
+    const island = islandForIteration(it, from.count);
+    const slots = this.settings.batch ?? this.pool.threads;
+    const drafts = await Promise.all(Array.from({ length: slots }, (_, s) => this.propose(from, it, s, island, signal)));
+    return signal?.aborted ? undefined : drafts;
+  }
+
+  /**
+   * Send the unique proposals to the pool, in slot order, and return at once.
+   * Their hashes are marked seen now (not on completion), so a batch
+   * proposed while this one runs never evaluates the same code again.
+   */
+  dispatch(it: number, drafts: Draft[], seeding = false): InFlightIteration {
+    const sent = drafts.map((d) => 'proposal' in d && this.islands.markSeen(d.proposal.codeHash));
+    return this.send({ iteration: it, drafts, sent, seeding });
+  }
+
+  /** A batch restored from a checkpoint (PendingBatch), sent again as it was first sent: its hashes are already in the seen set. */
+  resend(pending: PendingBatch): InFlightIteration {
+    return this.send({ ...pending, seeding: false });
+  }
+
+  private send(batch: PendingBatch & { seeding: boolean }): InFlightIteration {
+    const outcomes = batch.drafts.map((d, i) =>
+      batch.sent[i] && 'proposal' in d ? this.pool.evaluate({ candidateId: -1, name: d.proposal.editSummary.slice(0, 60) || 'candidate', code: d.proposal.code }) : null,
+    );
+    return { ...batch, outcomes };
+  }
+
+  private async propose(islands: IslandSet, it: number, slot: number, island: number, signal: AbortSignal | undefined): Promise<Draft> {
     const rng = Rng.derive(this.settings.seed, `iteration/${it}/slot/${slot}`);
-    const choice = selectParent(this.islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
+    const choice = selectParent(islands, island, rng, { exploitRatio: this.settings.exploitRatio, exploreRatio: this.settings.exploreRatio });
     if (!choice) throw new InputError('every seed failed: the population is empty, nothing to mutate', { field: '--seeds' });
-    const inspirations = selectInspirations(this.islands, island, choice.parent, rng, { count: this.settings.inspirations });
+    const inspirations = selectInspirations(islands, island, choice.parent, rng, { count: this.settings.inspirations });
     const parentId = Number(choice.parent.id);
     const parent = this.store.getCandidate(parentId)!;
-    const best = this.islands.bestOverall();
+    const best = islands.bestOverall();
     const bestRow = best ? this.store.getCandidate(Number(best.id)) : undefined;
     const head = { island, parents: [parentId], inspirations: inspirations.map((e) => Number(e.id)) };
     try {
@@ -191,22 +259,26 @@ export class Evolver {
     return typeof before === 'number' && fitness < before;
   }
 
-  /** Evaluate the unique proposals in parallel, then write the whole iteration in slot order. */
-  private async evaluateAndCommit(
-    it: number,
-    drafts: ({ proposal: Proposal } | { failure: NewCandidate<CandidateRef> })[],
+  /**
+   * Await a dispatched iteration and write it in slot order with the
+   * checkpoint, in one transaction. Pipelined runs (EvolutionRun) also save
+   * `carry`: the batch already proposed and sent for the following
+   * iteration, so that a resumed run sends the same batch again, and the
+   * population that following iteration is proposed from, so that a run
+   * resumed with nothing in flight (it ended) proposes it as an unstopped
+   * run would.
+   */
+  async commit(
+    batch: InFlightIteration,
     migrations: NewMigration[],
-    seeding: boolean,
-    signal: AbortSignal | undefined,
+    signal?: AbortSignal,
+    carry: { next?: InFlightIteration; base?: ProposalBase } = {},
   ): Promise<CommittedIteration | undefined> {
-    const pending: (Promise<ScoredOutcome> | null)[] = drafts.map((d) => {
-      if (!('proposal' in d)) return null;
-      const p = d.proposal;
-      if (!this.islands.markSeen(p.codeHash)) return null; // duplicate: not evaluated twice
-      return this.pool.evaluate({ candidateId: -1, name: p.editSummary.slice(0, 60) || 'candidate', code: p.code });
-    });
-    const outcomes = await Promise.all(pending.map((x) => x ?? Promise.resolve(null)));
+    const { next, base } = carry;
+    const { iteration: it, drafts, seeding } = batch;
+    const outcomes = await Promise.all(batch.outcomes.map((x) => x ?? Promise.resolve(null)));
     if (signal?.aborted) return undefined;
+    for (const o of outcomes) this.evaluationWallMs += o?.wallMs ?? 0;
     const cycle = this.where.cycleId ?? null;
     const records: NewCandidate<CandidateRef>[] = drafts.map((d, i) => {
       if (!('proposal' in d)) return { ...d.failure, cycle };
@@ -238,7 +310,13 @@ export class Evolver {
             }
           }
         });
-        return { islands: this.islands.toJSON() as unknown as Record<string, unknown>, ...this.where.extraState?.() };
+        const pending: PendingBatch | null = next ? { iteration: next.iteration, drafts: next.drafts, sent: next.sent } : null;
+        return {
+          islands: this.islands.toJSON() as unknown as Record<string, unknown>,
+          [PENDING_KEY]: pending,
+          [BASE_KEY]: (base ?? null) as unknown as Record<string, unknown> | null,
+          ...this.where.extraState?.(),
+        };
       },
       migrations,
     );

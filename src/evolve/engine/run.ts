@@ -8,7 +8,8 @@ import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
 import type { BackendFactory, EvaluationBackend } from './backend.js';
-import { Evolver, type Starter } from './evolver.js';
+import { BASE_KEY, Evolver, type PendingBatch, type ProposalBase, type Starter } from './evolver.js';
+import { restoreCarried } from './pending.js';
 import { Scorer, type CandidateScorer, type ScoredSnapshot } from './scorer.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
 import { referencePolicy, snapshotLabel, stringsPlan, type SnapshotPlan } from './snapshot-plan.js';
@@ -26,6 +27,8 @@ export interface IterationProgress {
   evaluated: number;
   failed: number;
   evalsPerSecond: number;
+  /** Wall time the workers spent evaluating the candidates committed so far, ms. */
+  evaluationWallMs: number;
 }
 
 export interface RunHooks {
@@ -50,11 +53,12 @@ export type { EvaluationBackend } from './backend.js';
  * windows: the fitness is then the mean ratio to the reference policy, see
  * Scorer), with optional validation snapshots (see Validator). Each
  * iteration works on one island: a batch of candidates is proposed from the
- * archive as it stood at the start of the iteration (each slot with its own
- * seeded Rng), mutated, de-duplicated, evaluated in parallel, and then
- * written in slot order with the checkpoint in one transaction (see
- * Evolver). The outcome is therefore the same whatever order the workers
- * finish in, and a killed run resumes from its last committed iteration.
+ * archive as it stood at the start of the iteration (pipelined, the default:
+ * of the iteration before, see runPipelined), each slot with its own seeded
+ * Rng, mutated, de-duplicated, evaluated in parallel, and then written in
+ * slot order with the checkpoint in one transaction (see Evolver). The
+ * outcome is therefore the same whatever order the workers finish in, and a
+ * killed run resumes from its last committed iteration.
  */
 export class EvolutionRun {
   private readonly evolver: Evolver;
@@ -73,6 +77,8 @@ export class EvolutionRun {
     private readonly validator: Validator | undefined,
     /** Fitness is the mean ratio to the reference (several training snapshots), not T_total in seconds. */
     private readonly normalised: boolean,
+    /** What a pipelined run's checkpoint carried beyond it (see runPipelined), used once on resume. */
+    private carried: { pending?: PendingBatch; base?: ProposalBase },
   ) {
     this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId });
   }
@@ -114,6 +120,7 @@ export class EvolutionRun {
       let runId: number;
       let islands: IslandSet;
       let next: number;
+      let carried: { pending?: PendingBatch; base?: ProposalBase } = {};
       if (resume) {
         const run = store.latestRun();
         if (!run) throw new InputError('no run to resume in this database', { file: dbPath, field: '--resume' });
@@ -122,12 +129,13 @@ export class EvolutionRun {
         store.reopenRun(run.id);
         islands = checkpoint?.state.islands ? IslandSet.restore(checkpoint.state.islands) : new IslandSet({ islands: config.islands });
         next = checkpoint ? checkpoint.iteration + 1 : 0;
+        carried = restoreCarried(checkpoint?.state);
       } else {
         runId = store.createRun({ config, seed: config.seed });
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1);
+      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, carried);
     } catch (error) {
       store?.close();
       await pool.close();
@@ -150,16 +158,11 @@ export class EvolutionRun {
         if (seeded) await this.validate(0, seeded.ids.filter((_, i) => seeded.records[i]!.status === 'evaluated'));
         this.nextIteration = 1;
       }
-      while (this.nextIteration <= this.config.iterations) {
-        if (hooks.signal?.aborted) {
-          interrupted = true;
-          break;
-        }
-        if (performance.now() > deadline) break;
-        const it = this.nextIteration;
-        await this.evolver.iterate(it);
-        this.nextIteration++;
-        if (it % this.config.validateEvery === 0) await this.validate(it);
+      const stopping = () => {
+        if (hooks.signal?.aborted) interrupted = true;
+        return interrupted || performance.now() > deadline;
+      };
+      const progress = (it: number) => {
         // The seeds are fixed once iteration 0 is committed: read their best once.
         seedsBest ??= { fitness: this.store.runCandidateStats(this.runId).seedsBest?.fitness ?? null };
         hooks.onIteration?.({
@@ -171,7 +174,18 @@ export class EvolutionRun {
           evaluated: this.evolver.evaluated,
           failed: this.evolver.failed,
           evalsPerSecond: this.evolver.evaluated / Math.max(1e-9, (performance.now() - started) / 1000),
+          evaluationWallMs: this.evolver.evaluationWallMs,
         });
+      };
+      if (this.config.pipeline) await this.runPipelined(stopping, progress);
+      else {
+        while (this.nextIteration <= this.config.iterations && !stopping()) {
+          const it = this.nextIteration;
+          await this.evolver.iterate(it);
+          this.nextIteration++;
+          if (it % this.config.validateEvery === 0) await this.validate(it);
+          progress(it);
+        }
       }
       await this.validate(Math.max(0, this.nextIteration - 1));
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
@@ -183,6 +197,42 @@ export class EvolutionRun {
 
   close(): void {
     this.store.close();
+  }
+
+  /**
+   * The iterations with two batches in the pool (docs/evolution.md,
+   * "Pipelined iterations"): iteration j + 1 is proposed and sent from the
+   * population as it stood at the start of iteration j, before j is
+   * committed, so a worker that finishes its part of j takes a candidate of
+   * j + 1 instead of waiting for the slowest. Everything else keeps its
+   * order: j is committed in slot order, then validated, then j + 1's
+   * migration runs on the archive as committed. Deterministic whatever
+   * order the workers finish in, and each checkpoint keeps the batch in
+   * flight, so a killed run resumes by sending that same batch again.
+   */
+  private async runPipelined(stopping: () => boolean, progress: (it: number) => void): Promise<void> {
+    const last = this.config.iterations;
+    if (this.nextIteration > last || stopping()) return;
+    const { pending, base } = this.carried;
+    this.carried = {};
+    const first = this.nextIteration;
+    let migrations = this.evolver.migrate(first);
+    // Where a resumed run left off: the batch it had in flight, else the population the first iteration is proposed from.
+    const from = base?.iteration === first ? IslandSet.restore(base.islands, `checkpoint.${BASE_KEY}`) : undefined;
+    let current = pending?.iteration === first ? this.evolver.resend(pending) : this.evolver.dispatch(first, (await this.evolver.proposeBatch(first, undefined, from))!);
+    for (;;) {
+      const it = this.nextIteration;
+      // The population now is the one at the start of `it`: what it + 1 is proposed from, now or after a resume.
+      const nextBase = { iteration: it + 1, islands: this.evolver.islands.toJSON() };
+      const next = it < last && !stopping() ? this.evolver.dispatch(it + 1, (await this.evolver.proposeBatch(it + 1))!) : undefined;
+      await this.evolver.commit(current, migrations, undefined, { next, base: nextBase });
+      this.nextIteration++;
+      if (it % this.config.validateEvery === 0) await this.validate(it);
+      progress(it);
+      if (!next) return;
+      migrations = this.evolver.migrate(it + 1);
+      current = next;
+    }
   }
 
   /** The best distinct elites (and `also`) not validated yet, scored on the validation snapshots. */
