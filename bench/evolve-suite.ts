@@ -44,6 +44,7 @@ const flags = benchFlags(BENCH, 'evolve per scenario from the seeds, export the 
   'window-min': { type: 'string', help: "training window, minutes (default: the scenario's)" },
   'candidate-wall-ms': { type: 'string', help: 'wall limit per candidate, a backstop against a hung policy (default 900000)' },
   out: { type: 'string', help: 'output folder (default runs/evolve-suite)' },
+  'no-pipeline': { type: 'boolean', help: 'evolve one batch at a time (the loop before pipelining; reproduces the tables of 2026-12-01 in docs/evolution.md)' },
 });
 const scenarios = (flags.scenarios ?? listScenarios().join(',')).split(',');
 const iterations = flags.iterations === undefined ? undefined : numberFlag(BENCH, 'iterations', flags.iterations, 0, { integer: true, min: 0 });
@@ -103,6 +104,7 @@ try {
         await cli([
           'evolve', '--scenario', name, '--validate-seeds', validateSeeds, ...budget, '--seeds', armSeeds[arm],
           '--threads', String(threads), '--candidate-wall-ms', candidateWallMs, '--db', db, '--json', ...(windowMin ? ['--window-min', windowMin] : []),
+          ...(flags['no-pipeline'] ? ['--no-pipeline'] : []),
         ]),
       ) as EvolveSummary;
       const best = summary.validation?.best ?? summary.best;
