@@ -203,7 +203,7 @@ describe('chunked prefill', () => {
 
 describe('decode packing while learning', () => {
   const node = (id: number, kind: string, load: number, max = 4) =>
-    ({ id, hw: { kind, maxDecodeBatch: max }, decodeLoad: load }) as unknown as Parameters<typeof packDecode>[0][number];
+    ({ id, hw: { kind, maxDecodeBatch: max }, decodeLoad: load, acceptsDecode: true, decodeWatch: null, decodeDirty: false }) as unknown as Parameters<typeof packDecode>[0][number];
 
   it('sends to the most loaded node of the kind with room, lowest id on ties; the least loaded when all are full', () => {
     expect(packDecode([node(0, 'a', 1), node(1, 'a', 3), node(2, 'a', 3), node(3, 'b', 3)], 'a').id).toBe(1);
