@@ -19,7 +19,7 @@ export function routeDecode(s: SimState, rs: RequestState, from: SimNode, now: n
     return;
   }
   // While the engine learns, decodes of a kind are packed so that it sees the whole range of batch sizes.
-  const target = s.collocating ? packDecode(s.nodes, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, s.nodes, candidates, s.decodeRouter);
+  const target = s.collocating ? packDecode(s.nodes, candidates, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, s.nodes, candidates, s.decodeRouter);
   rs.phase = 'transfer';
   rs.decodeNode = target.id;
   target.inboundTransfers++;
