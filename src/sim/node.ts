@@ -82,9 +82,35 @@ export class SimNode {
 
   // decode side
   readonly decode: DecodeBatch;
-  readonly decodeRequests = new Map<number, RequestState>();
+  private readonly decoding = new Map<number, RequestState>();
+  private inbound = 0;
+  /** The requests in this node's decode batch (running or waiting), by id. Changed only through the methods below, which tell the decode index. */
+  get decodeRequests(): ReadonlyMap<number, RequestState> {
+    return this.decoding;
+  }
+  addDecodeRequest(rs: RequestState): void {
+    this.decoding.set(rs.req.id, rs);
+    this.decodeWatch?.mark(this);
+  }
+  /** Removes and returns the request `id` of the decode batch (it must be there). */
+  takeDecodeRequest(id: number): RequestState {
+    const rs = this.decoding.get(id)!;
+    this.decoding.delete(id);
+    this.decodeWatch?.mark(this);
+    return rs;
+  }
+  clearDecodeRequests(): void {
+    this.decoding.clear();
+    this.decodeWatch?.mark(this);
+  }
   /** Transfers on their way to this node. */
-  inboundTransfers = 0;
+  get inboundTransfers(): number {
+    return this.inbound;
+  }
+  set inboundTransfers(v: number) {
+    this.inbound = v;
+    this.decodeWatch?.mark(this);
+  }
   decodeTimerToken = 0;
   decodeTimerAt = Infinity;
   /** Routing's reusable placement object for this node (routing/prefix.ts), so that placing a request allocates nothing per node. */
@@ -92,6 +118,9 @@ export class SimNode {
   /** The routing index told when the prefill wait fields change (routing/wait-index.ts), and whether it has been told since its last refresh. */
   waitWatch: { mark(node: SimNode): void } | null = null;
   waitDirty = false;
+  /** The same for the decode load (routing/decode-index.ts). */
+  decodeWatch: { mark(node: SimNode): void } | null = null;
+  decodeDirty = false;
 
   constructor(
     readonly id: number,
@@ -129,7 +158,7 @@ export class SimNode {
     return this.prefillQueue.length + this.prefillRunning.length;
   }
   get decodeLoad(): number {
-    return this.decodeRequests.size + this.inboundTransfers;
+    return this.decoding.size + this.inbound;
   }
   /** Seconds until the running prefill batch ends, seen from `now`. */
   remainingBatchSeconds(now: number): number {

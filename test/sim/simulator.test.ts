@@ -205,11 +205,13 @@ describe('decode packing while learning', () => {
   const node = (id: number, kind: string, load: number, max = 4) =>
     ({ id, hw: { kind, maxDecodeBatch: max }, decodeLoad: load }) as unknown as Parameters<typeof packDecode>[0][number];
 
+  const pack = (nodes: Parameters<typeof packDecode>[0], kind: string) => packDecode(nodes, nodes, kind);
+
   it('sends to the most loaded node of the kind with room, lowest id on ties; the least loaded when all are full', () => {
-    expect(packDecode([node(0, 'a', 1), node(1, 'a', 3), node(2, 'a', 3), node(3, 'b', 3)], 'a').id).toBe(1);
-    expect(packDecode([node(0, 'a', 4), node(1, 'a', 2), node(2, 'b', 3)], 'a').id).toBe(1);
-    expect(packDecode([node(0, 'a', 5), node(1, 'a', 4)], 'a').id).toBe(1);
+    expect(pack([node(0, 'a', 1), node(1, 'a', 3), node(2, 'a', 3), node(3, 'b', 3)], 'a').id).toBe(1);
+    expect(pack([node(0, 'a', 4), node(1, 'a', 2), node(2, 'b', 3)], 'a').id).toBe(1);
+    expect(pack([node(0, 'a', 5), node(1, 'a', 4)], 'a').id).toBe(1);
     // No node of the kind accepts decode: any node will do.
-    expect(packDecode([node(0, 'b', 1), node(1, 'b', 2)], 'a').id).toBe(1);
+    expect(pack([node(0, 'b', 1), node(1, 'b', 2)], 'a').id).toBe(1);
   });
 });

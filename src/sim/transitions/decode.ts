@@ -19,7 +19,7 @@ export function routeDecode(s: SimState, rs: RequestState, from: SimNode, now: n
     return;
   }
   // While the engine learns, decodes of a kind are packed so that it sees the whole range of batch sizes.
-  const target = s.collocating ? packDecode(candidates, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, candidates, s.decodeRouter);
+  const target = s.collocating ? packDecode(s.nodes, candidates, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, s.nodes, candidates, s.decodeRouter);
   rs.phase = 'transfer';
   rs.decodeNode = target.id;
   target.inboundTransfers++;
@@ -43,7 +43,7 @@ export function onTransferDone(s: SimState, ev: Extract<SimEvent, { type: 'trans
   // it is already in the pool on its prefill node, so the decode node does
   // not cache it again. Decode nodes only write to the pool what they
   // produce (see complete()), and hold their branch's count on that.
-  node.decodeRequests.set(rs.req.id, rs);
+  node.addDecodeRequest(rs);
   node.decode.join(now, rs.req.id, rs.req.outputTokens - 1, rs.contextTokens);
   armDecodeTimer(node, now, out);
   return out;
@@ -64,8 +64,7 @@ export function onDecodeStep(s: SimState, ev: Extract<SimEvent, { type: 'decode'
   if (ev.token !== node.decodeTimerToken) return out;
   node.decodeTimerAt = Infinity;
   for (const { id } of node.decode.advance(now)) {
-    const rs = node.decodeRequests.get(id)!;
-    node.decodeRequests.delete(id);
+    const rs = node.takeDecodeRequest(id);
     complete(s, rs, node, now, out);
   }
   armDecodeTimer(node, now, out);
@@ -85,8 +84,7 @@ export function complete(s: SimState, rs: RequestState, node: SimNode, now: numb
 /** The node stops decoding what it has not started: waiting requests move to other decode nodes; running ones finish in place. */
 export function moveWaitingDecodes(s: SimState, node: SimNode, now: number, out: SimEvent[]): void {
   for (const id of node.decode.takeWaiting()) {
-    const rs = node.decodeRequests.get(id)!;
-    node.decodeRequests.delete(id);
+    const rs = node.takeDecodeRequest(id);
     routeDecode(s, rs, node, now, out);
   }
   armDecodeTimer(node, now, out);

@@ -32,7 +32,7 @@ function nodeDown(s: SimState, node: SimNode, ev: Extract<SimEvent, { type: 'mem
   node.prefillQueue.length = 0;
   node.queuedPredictedSeconds = 0;
   node.activeBlocks = 0;
-  node.decodeRequests.clear();
+  node.clearDecodeRequests();
   node.decode.clear();
   s.kv.clearNode(node.id);
   node.role = node.targetRole;

@@ -28,6 +28,13 @@ function engine(scale: number): { prefillTime(b: readonly PrefillWork[]): number
 }
 const ENGINES = [engine(1), engine(1.5)];
 
+/**
+ * A few holdings shared by many nodes: several large classes of equal
+ * (gpu, local) counts, as while a prefix spreads over the cluster (some
+ * nodes hold it, the rest not yet), which the wait index scores per class.
+ */
+const PATTERNS = [null, null, { local: 0.25, gpu: 0.25 }, { local: 0.6, gpu: 0 }, { local: 1, gpu: 0.6 }];
+
 /** A share of the prompt: a few fixed values (equal counts on many nodes) or any. */
 const share = fc.oneof(fc.constantFrom(0, 0.25, 0.6, 1), fc.double({ min: 0, max: 1, noNaN: true }));
 
@@ -42,6 +49,8 @@ const nodeState = fc.record({
   activeBlocks: fc.nat({ max: 50 }),
   /** Holds a prefix of the prompt: none, or local and gpu counts as fractions of it. */
   holds: fc.oneof({ arbitrary: fc.constant(null), weight: 12 }, { arbitrary: fc.record({ local: share, gpu: share }), weight: 1 }),
+  /** With `classes`: which of PATTERNS the node holds instead. */
+  pattern: fc.nat({ max: PATTERNS.length - 1 }),
 });
 type NodeState = typeof nodeState extends fc.Arbitrary<infer T> ? T : never;
 
@@ -53,6 +62,8 @@ const scenario = fc.record({
   shared: fc.boolean(),
   /** One kind and engine model on every node (what the wait index covers). */
   uniform: fc.boolean(),
+  /** Holdings from PATTERNS (a few large classes) rather than mostly none. */
+  classes: fc.boolean(),
   now: fc.constantFrom(0, 10, 1234.5),
   routing: fc.constantFrom(...ROUTINGS),
   branch: fc.integer({ min: -1, max: 3 }),
@@ -100,9 +111,10 @@ describe('choosePrefillScan', () => {
         const gpu = new Int32Array(all.length);
         const local = new Int32Array(all.length);
         sc.nodes.forEach((s, id) => {
-          if (!s.holds) return;
-          local[id] = Math.round(s.holds.local * blocks);
-          gpu[id] = Math.round(s.holds.gpu * local[id]!);
+          const holds = sc.classes ? PATTERNS[s.pattern] : s.holds;
+          if (!holds) return;
+          local[id] = Math.round(holds.local * blocks);
+          gpu[id] = Math.round(holds.gpu * local[id]!);
         });
         const pool = Math.max(Math.round(sc.poolShare * blocks), ...local);
         const match = { gpu, local, pool, poolSource: new Int32Array(0), ideal: blocks } as PrefixMatch;
@@ -133,7 +145,7 @@ describe('choosePrefillScan', () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 200 }), fc.boolean(), (steps, shared) => {
         let now = 0;
-        const base: NodeState = { kind: 'a', engine: 0, maxTokens: 8192, queued: 0, running: 0, busyFor: 0, queuedSeconds: 0, activeBlocks: 0, holds: null };
+        const base: NodeState = { kind: 'a', engine: 0, maxTokens: 8192, queued: 0, running: 0, busyFor: 0, queuedSeconds: 0, activeBlocks: 0, holds: null, pattern: 0 };
         const all = Array.from({ length: 64 }, (_, id) => makeNode(id, base, now, id % 9 !== 0));
         const local = new Int32Array(64);
         const gpu = new Int32Array(64);

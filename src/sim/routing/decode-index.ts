@@ -1,0 +1,84 @@
+import { acceptance, type SimNode } from '../node.js';
+import { MinTree } from './min-tree.js';
+
+/** The two orders decode routing asks for, over one set of nodes. */
+interface Trees {
+  /** Keyed by decode load: the least loaded node (lowest id on ties) is `least.first()`. */
+  readonly least: MinTree;
+  /** Keyed by minus the decode load, for nodes below their batch limit: the most loaded node with room is `room.first()`. */
+  readonly room: MinTree;
+}
+
+/**
+ * The nodes accepting decode by their decode load (decodeRequests.size +
+ * inboundTransfers), over the whole cluster and per node kind, so that
+ * decode routing finds the least loaded node, or while learning the most
+ * loaded one with room, in O(log n) instead of a pass over the decode nodes
+ * per hand-off. Nodes that do not accept decode are absent (+Infinity). A
+ * node's entry is refreshed when its load changes (SimNode's decode setters
+ * mark it) or, for all nodes, when any node's acceptance changes.
+ */
+export class DecodeIndex {
+  readonly all: Trees;
+  private readonly kinds = new Map<string, Trees>();
+  private readonly dirty: SimNode[] = [];
+  private epoch = -1;
+
+  constructor(private readonly nodes: readonly SimNode[]) {
+    this.all = trees(nodes.length);
+    for (const n of nodes) {
+      if (!this.kinds.has(n.hw.kind)) this.kinds.set(n.hw.kind, trees(nodes.length));
+      n.decodeWatch = this;
+    }
+  }
+
+  /** The trees of the nodes of one kind (undefined: the cluster has no node of it). */
+  ofKind(kind: string): Trees | undefined {
+    return this.kinds.get(kind);
+  }
+
+  /** A node's decode load changed. */
+  mark(node: SimNode): void {
+    if (node.decodeDirty) return;
+    node.decodeDirty = true;
+    this.dirty.push(node);
+  }
+
+  /** Bring every entry up to date. */
+  refresh(): void {
+    if (this.epoch !== acceptance.epoch) {
+      for (const n of this.nodes) this.place(n);
+      this.epoch = acceptance.epoch;
+    } else {
+      for (const n of this.dirty) this.place(n);
+    }
+    for (const n of this.dirty) n.decodeDirty = false;
+    this.dirty.length = 0;
+  }
+
+  private place(n: SimNode): void {
+    const load = n.decodeLoad;
+    const accepts = n.acceptsDecode;
+    const least = accepts ? load : Infinity;
+    const room = accepts && load < n.hw.maxDecodeBatch ? -load : Infinity;
+    const kind = this.kinds.get(n.hw.kind)!;
+    this.all.least.set(n.id, least);
+    this.all.room.set(n.id, room);
+    kind.least.set(n.id, least);
+    kind.room.set(n.id, room);
+  }
+}
+
+function trees(n: number): Trees {
+  return { least: new MinTree(n), room: new MinTree(n) };
+}
+
+const indexes = new WeakMap<readonly SimNode[], DecodeIndex>();
+
+/** The cluster's decode index, up to date. */
+export function decodeIndex(nodes: readonly SimNode[]): DecodeIndex {
+  let ix = indexes.get(nodes);
+  if (!ix) indexes.set(nodes, (ix = new DecodeIndex(nodes)));
+  ix.refresh();
+  return ix;
+}
