@@ -71,21 +71,23 @@ export class Copies {
     if (this.lists) this.unlink(c, block);
     if (this.store.release(c)) {
       this.index.delete(group, node);
-      if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
+      if (group === this.lastGroup && node === this.lastNode) this.lastSlab = -1;
     }
     // Last: this may free the block's slot group, which must then have no copy left.
     this.slots.copyRemoved(block);
   }
 
-  /** The slab holding (group, node), or -1. */
+  /**
+   * The slab holding (group, node), or -1. A miss is remembered too: a walk
+   * along a prompt on a node without its blocks asks once per group, not per
+   * block. Only create() adds a slab, and it updates the memo.
+   */
   slabOf(group: number, node: number): number {
     if (group === this.lastGroup && node === this.lastNode) return this.lastSlab;
     const s = this.index.get(group, node);
-    if (s >= 0) {
-      this.lastGroup = group;
-      this.lastNode = node;
-      this.lastSlab = s;
-    }
+    this.lastGroup = group;
+    this.lastNode = node;
+    this.lastSlab = s;
     return s;
   }
 

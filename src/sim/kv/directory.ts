@@ -2,7 +2,7 @@ import { SimulationInvariantError } from '../../common/errors.js';
 import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
 import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, SLAB, SLAB_BITS, keyIndex, slotBase } from './copy-store.js';
-import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
+import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { checkBlockIds, checkNode, checkOptions, checkRange, checkTime } from './checks.js';
 import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
@@ -67,8 +67,6 @@ export class KvDirectory {
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
   private scratch = new Int32Array(256);
-  /** Where the next holding is built, then swapped with the old one: admits allocate nothing in steady state. */
-  private spare: HoldingLists = emptyLists();
 
   constructor(options: KvDirectoryOptions) {
     checkOptions(options);
@@ -262,18 +260,13 @@ export class KvDirectory {
     }
     this.tiers.flush();
     this.detachAll(node, blocks, g + 1);
-    const next = this.spare;
-    next.size = 0;
-    reserve(next, blocks.length);
-    this.placeAll(node, blocks, g, next);
-    const oldBlocks = h.blocks;
-    const oldCopies = h.copies;
-    h.blocks = next.blocks;
-    h.copies = next.copies;
-    h.size = next.size;
-    next.blocks = oldBlocks;
-    next.copies = oldCopies;
-    next.size = 0;
+    // The old lists are read no more (kept copies are in COPY_HINT): the new
+    // holding is built in them, so a branch reallocates only when its prompt
+    // outgrows them (a spare swapped between branches of different sizes
+    // reallocated on most admits).
+    h.size = 0;
+    reserve(h, blocks.length);
+    this.placeAll(node, blocks, g, h);
     h.node = h.size > 0 ? node : NO_NODE;
   }
 
