@@ -1,5 +1,6 @@
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { CopyIndex } from './copy-index.js';
+import { SlabTable } from './slab-table.js';
 import type { HolderRows } from './holder-rows.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
 import type { BlockSlots } from './slots.js';
@@ -14,7 +15,8 @@ const LANE = (1 << SLAB_BITS) - 1;
  */
 export class Copies {
   readonly store = new CopyStore();
-  readonly index = new CopyIndex();
+  /** (block group, node) -> slab: a flat table up to MASK_NODES nodes (no lists), a hash table past that. */
+  readonly index: Pick<CopyIndex, 'get' | 'add' | 'delete' | 'size'>;
   /** Last slab looked up, for walks along consecutive ids. */
   private lastGroup = -1;
   private lastNode = -1;
@@ -30,7 +32,10 @@ export class Copies {
     private readonly slots: BlockSlots,
     private readonly lists: BlockTable | null = null,
     private readonly rows: HolderRows | null = null,
-  ) {}
+    nodeCount = 0,
+  ) {
+    this.index = lists || nodeCount === 0 ? new CopyIndex() : new SlabTable(nodeCount);
+  }
 
   /** The copy of `block` (a slot) on `node`, or -1. */
   find(block: number, node: number): number {

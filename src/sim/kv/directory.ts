@@ -60,8 +60,6 @@ export class KvDirectory {
   private readonly holdings = new BranchHoldings();
   /** Block id -> slot; every table here is indexed by slot (slots.ts). */
   private readonly slots = new BlockSlots((group) => this.table.clear(group << SLAB_BITS, SLAB));
-  /** The current call's blocks as slots. */
-  private slotList: number[] = [];
   private seq = 0;
   private gen = 0;
   private lastNow = -Infinity;
@@ -74,7 +72,7 @@ export class KvDirectory {
     this.nodeCount = nodeCount;
     this.eviction = eviction;
     const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
-    this.copies = new Copies(this.slots, rows ? this.table : null, rows);
+    this.copies = new Copies(this.slots, rows ? this.table : null, rows, nodeCount);
     this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
     this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
@@ -86,7 +84,7 @@ export class KvDirectory {
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {
-    const slots = this.slots.lookupAll(blocks, this.slotList);
+    const slots = this.slots.lookupAll(blocks);
     if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.slots.state, slots, this.matchArrays);
     return matchPrefix(this.table, this.slots.state, this.nodeCount, slots, this.matchArrays);
   }
@@ -203,7 +201,7 @@ export class KvDirectory {
     checkTime(now, this.lastNow);
     checkBlockIds(ids);
     this.lastNow = now;
-    const blocks = this.slots.internAll(ids, this.slotList);
+    const blocks = this.slots.internAll(ids);
     this.table.ensure(this.slots.highWater - 1);
     if (branch === -1) {
       this.detachAll(node, blocks, -1);
@@ -222,7 +220,7 @@ export class KvDirectory {
    * and remember each copy in `scratch`. Blocks stamped `held` (-1: none)
    * carry their copy in COPY_HINT, so they need no lookup.
    */
-  private detachAll(node: number, blocks: readonly number[], held: number): void {
+  private detachAll(node: number, blocks: Int32Array, held: number): void {
     const n = blocks.length;
     if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
     const scratch = this.scratch;
@@ -241,7 +239,7 @@ export class KvDirectory {
    * COPY_HINT), g+2 = listed in the new holding. Different node: everything
    * held is released and counted afresh as it is placed.
    */
-  private replaceHolding(h: Holding, node: number, blocks: readonly number[]): void {
+  private replaceHolding(h: Holding, node: number, blocks: Int32Array): void {
     const g = this.nextGen();
     const data = this.table.data;
     for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = g;
@@ -271,7 +269,7 @@ export class KvDirectory {
   }
 
   /** The holding gains the produced blocks on `node` (moving there first if it was elsewhere). */
-  private extendHolding(h: Holding, node: number, blocks: readonly number[]): void {
+  private extendHolding(h: Holding, node: number, blocks: Int32Array): void {
     if (h.node !== node && h.size > 0) this.moveHolding(h, node);
     const g = this.nextGen();
     const data = this.table.data;
@@ -308,7 +306,7 @@ export class KvDirectory {
    * blocks stamped g gain a count as they are placed and blocks stamped g or
    * g+1 are listed once (then stamped g+2).
    */
-  private placeAll(node: number, blocks: readonly number[], g: number, out: HoldingLists | null): void {
+  private placeAll(node: number, blocks: Int32Array, g: number, out: HoldingLists | null): void {
     const scratch = this.scratch;
     const data = this.table.data;
     for (let i = blocks.length - 1; i >= 0; i--) {
