@@ -43,6 +43,13 @@ export class BlockSlots {
   /** Per slot group: its id group (EMPTY if free) and its live lanes. */
   private groupOf = new Float64Array(1024 / SLAB).fill(EMPTY);
   private groupLive = new Int32Array(1024 / SLAB);
+  /**
+   * Per slot group: the slot group last found for the next id group (0 =
+   * none; group 0 is reserved). A prompt's run crossing into the next group
+   * reads two small arrays instead of probing the id map, a cache miss on
+   * most crossings. Checked against groupOf on use, so it never goes stale.
+   */
+  private succ = new Int32Array(1024 / SLAB);
   private freeGroups: number[] = [];
   /** Groups whose live lanes reached 0 during the current call (sweep() frees them). */
   private readonly dying: number[] = [];
@@ -97,7 +104,13 @@ export class BlockSlots {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       // Prompts are runs of consecutive ids: the next id of the same group is the next lane (or absent with it).
-      if (id === prev + 1 && id % SLAB !== 0) slot = slot === 0 ? 0 : slot + 1;
+      if (id === prev + 1 && slot !== 0) {
+        if (id % SLAB !== 0) slot++;
+        else {
+          const s = this.next(slot >>> SLAB_BITS, id / SLAB);
+          slot = s < 0 ? 0 : s << SLAB_BITS;
+        }
+      } else if (id === prev + 1 && id % SLAB !== 0) slot = 0;
       else slot = this.slotOf(id);
       out[i] = slot;
       prev = id;
@@ -114,10 +127,21 @@ export class BlockSlots {
       const id = ids[i]!;
       if (id === prev + 1 && id % SLAB !== 0) {
         slot++;
-        this.see(slot);
+      } else if (id === prev + 1) {
+        const from = slot >>> SLAB_BITS;
+        let s = this.next(from, id / SLAB);
+        if (s < 0) {
+          s = this.addGroup(id / SLAB);
+          this.succ[from] = s; // after addGroup, which may replace the array
+        }
+        slot = s << SLAB_BITS;
       } else {
         slot = this.intern(id);
+        out[i] = slot;
+        prev = id;
+        continue;
       }
+      this.see(slot);
       out[i] = slot;
       prev = id;
     }
@@ -142,6 +166,15 @@ export class BlockSlots {
     const slot = (s << SLAB_BITS) | (id - g * SLAB);
     this.see(slot);
     return slot;
+  }
+
+  /** The slot group of id group g, given s, the slot group of g - 1; -1 if g has none. */
+  private next(s: number, g: number): number {
+    const c = this.succ[s]!;
+    if (c !== 0 && this.groupOf[c] === g) return c;
+    const found = this.find(g);
+    if (found > 0) this.succ[s] = found;
+    return found;
   }
 
   /** The slot's block is admitted: SEEN (alive) from now on. */
@@ -255,6 +288,7 @@ export class BlockSlots {
     groupOf.set(this.groupOf);
     this.groupOf = groupOf;
     this.groupLive = extend(this.groupLive, groups);
+    this.succ = extend(this.succ, groups);
     const state = new Uint8Array(groups * SLAB);
     state.set(this.state);
     this.state = state;
