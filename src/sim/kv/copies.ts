@@ -1,5 +1,6 @@
 import { COPY_LIST, type BlockTable } from './block-table.js';
 import { CopyIndex } from './copy-index.js';
+import { SlabTable } from './slab-table.js';
 import type { HolderRows } from './holder-rows.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, CopyStore, NODE, SLAB_BITS } from './copy-store.js';
 import type { BlockSlots } from './slots.js';
@@ -14,7 +15,8 @@ const LANE = (1 << SLAB_BITS) - 1;
  */
 export class Copies {
   readonly store = new CopyStore();
-  readonly index = new CopyIndex();
+  /** (block group, node) -> slab: a flat table up to MASK_NODES nodes (no lists), a hash table past that. */
+  readonly index: Pick<CopyIndex, 'get' | 'add' | 'delete' | 'size'>;
   /** Last slab looked up, for walks along consecutive ids. */
   private lastGroup = -1;
   private lastNode = -1;
@@ -30,7 +32,10 @@ export class Copies {
     private readonly slots: BlockSlots,
     private readonly lists: BlockTable | null = null,
     private readonly rows: HolderRows | null = null,
-  ) {}
+    nodeCount = 0,
+  ) {
+    this.index = lists || nodeCount === 0 ? new CopyIndex() : new SlabTable(nodeCount);
+  }
 
   /** The copy of `block` (a slot) on `node`, or -1. */
   find(block: number, node: number): number {
@@ -71,21 +76,23 @@ export class Copies {
     if (this.lists) this.unlink(c, block);
     if (this.store.release(c)) {
       this.index.delete(group, node);
-      if (this.lastSlab === c >> SLAB_BITS) this.lastGroup = -1;
+      if (group === this.lastGroup && node === this.lastNode) this.lastSlab = -1;
     }
     // Last: this may free the block's slot group, which must then have no copy left.
     this.slots.copyRemoved(block);
   }
 
-  /** The slab holding (group, node), or -1. */
+  /**
+   * The slab holding (group, node), or -1. A miss is remembered too: a walk
+   * along a prompt on a node without its blocks asks once per group, not per
+   * block. Only create() adds a slab, and it updates the memo.
+   */
   slabOf(group: number, node: number): number {
     if (group === this.lastGroup && node === this.lastNode) return this.lastSlab;
     const s = this.index.get(group, node);
-    if (s >= 0) {
-      this.lastGroup = group;
-      this.lastNode = node;
-      this.lastSlab = s;
-    }
+    this.lastGroup = group;
+    this.lastNode = node;
+    this.lastSlab = s;
     return s;
   }
 

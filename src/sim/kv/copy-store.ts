@@ -70,7 +70,6 @@ export class CopyStore {
     this.i32 = new Int32Array(buffer);
     this.f64 = new Float64Array(buffer);
     this.slabLive = new Int32Array(initialSlabs);
-    markFree(this.i32, 0);
   }
 
   get liveCount(): number {
@@ -90,8 +89,10 @@ export class CopyStore {
     } else {
       if (this.usedSlabs === this.slabCapacity) this.grow();
       s = this.usedSlabs++;
+      // Marked free when first handed out, not when the store grows: records past highWater are never read.
+      markFree(this.i32, s << (SLAB_BITS + 4), (s + 1) << (SLAB_BITS + 4));
     }
-    // Its records are already marked free (BLOCK = -1): by grow() or by release().
+    // Its records are marked free (BLOCK = -1): above, or by release().
     this.slabLive[s] = 0;
     return s;
   }
@@ -129,7 +130,6 @@ export class CopyStore {
     const buffer = new ArrayBuffer(this.slabCapacity * SLAB * STRIDE * 4);
     const i32 = new Int32Array(buffer);
     i32.set(this.i32);
-    markFree(i32, this.i32.length);
     this.i32 = i32;
     this.f64 = new Float64Array(buffer);
     const live = new Int32Array(this.slabCapacity);
@@ -138,7 +138,7 @@ export class CopyStore {
   }
 }
 
-/** Mark the records from int32 offset `from` on as free, so slabs need no clearing when handed out. */
-function markFree(i32: Int32Array, from: number): void {
-  for (let o = from + BLOCK; o < i32.length; o += STRIDE) i32[o] = -1;
+/** Mark the records between int32 offsets `from` and `to` as free. */
+function markFree(i32: Int32Array, from: number, to: number): void {
+  for (let o = from + BLOCK; o < to; o += STRIDE) i32[o] = -1;
 }

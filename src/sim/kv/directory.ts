@@ -2,7 +2,7 @@ import { SimulationInvariantError } from '../../common/errors.js';
 import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
 import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, SLAB, SLAB_BITS, keyIndex, slotBase } from './copy-store.js';
-import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, emptyLists, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
+import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { checkBlockIds, checkNode, checkOptions, checkRange, checkTime } from './checks.js';
 import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
@@ -60,15 +60,11 @@ export class KvDirectory {
   private readonly holdings = new BranchHoldings();
   /** Block id -> slot; every table here is indexed by slot (slots.ts). */
   private readonly slots = new BlockSlots((group) => this.table.clear(group << SLAB_BITS, SLAB));
-  /** The current call's blocks as slots. */
-  private slotList: number[] = [];
   private seq = 0;
   private gen = 0;
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
   private scratch = new Int32Array(256);
-  /** Where the next holding is built, then swapped with the old one: admits allocate nothing in steady state. */
-  private spare: HoldingLists = emptyLists();
 
   constructor(options: KvDirectoryOptions) {
     checkOptions(options);
@@ -76,7 +72,7 @@ export class KvDirectory {
     this.nodeCount = nodeCount;
     this.eviction = eviction;
     const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
-    this.copies = new Copies(this.slots, rows ? this.table : null, rows);
+    this.copies = new Copies(this.slots, rows ? this.table : null, rows, nodeCount);
     this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
     this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
@@ -88,7 +84,7 @@ export class KvDirectory {
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
   match(blocks: readonly number[]): PrefixMatch {
-    const slots = this.slots.lookupAll(blocks, this.slotList);
+    const slots = this.slots.lookupAll(blocks);
     if (this.sparse) return this.sparse.match(this.table, this.copies.store, this.slots.state, slots, this.matchArrays);
     return matchPrefix(this.table, this.slots.state, this.nodeCount, slots, this.matchArrays);
   }
@@ -205,7 +201,7 @@ export class KvDirectory {
     checkTime(now, this.lastNow);
     checkBlockIds(ids);
     this.lastNow = now;
-    const blocks = this.slots.internAll(ids, this.slotList);
+    const blocks = this.slots.internAll(ids);
     this.table.ensure(this.slots.highWater - 1);
     if (branch === -1) {
       this.detachAll(node, blocks, -1);
@@ -224,7 +220,7 @@ export class KvDirectory {
    * and remember each copy in `scratch`. Blocks stamped `held` (-1: none)
    * carry their copy in COPY_HINT, so they need no lookup.
    */
-  private detachAll(node: number, blocks: readonly number[], held: number): void {
+  private detachAll(node: number, blocks: Int32Array, held: number): void {
     const n = blocks.length;
     if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
     const scratch = this.scratch;
@@ -243,7 +239,7 @@ export class KvDirectory {
    * COPY_HINT), g+2 = listed in the new holding. Different node: everything
    * held is released and counted afresh as it is placed.
    */
-  private replaceHolding(h: Holding, node: number, blocks: readonly number[]): void {
+  private replaceHolding(h: Holding, node: number, blocks: Int32Array): void {
     const g = this.nextGen();
     const data = this.table.data;
     for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = g;
@@ -262,23 +258,18 @@ export class KvDirectory {
     }
     this.tiers.flush();
     this.detachAll(node, blocks, g + 1);
-    const next = this.spare;
-    next.size = 0;
-    reserve(next, blocks.length);
-    this.placeAll(node, blocks, g, next);
-    const oldBlocks = h.blocks;
-    const oldCopies = h.copies;
-    h.blocks = next.blocks;
-    h.copies = next.copies;
-    h.size = next.size;
-    next.blocks = oldBlocks;
-    next.copies = oldCopies;
-    next.size = 0;
+    // The old lists are read no more (kept copies are in COPY_HINT): the new
+    // holding is built in them, so a branch reallocates only when its prompt
+    // outgrows them (a spare swapped between branches of different sizes
+    // reallocated on most admits).
+    h.size = 0;
+    reserve(h, blocks.length);
+    this.placeAll(node, blocks, g, h);
     h.node = h.size > 0 ? node : NO_NODE;
   }
 
   /** The holding gains the produced blocks on `node` (moving there first if it was elsewhere). */
-  private extendHolding(h: Holding, node: number, blocks: readonly number[]): void {
+  private extendHolding(h: Holding, node: number, blocks: Int32Array): void {
     if (h.node !== node && h.size > 0) this.moveHolding(h, node);
     const g = this.nextGen();
     const data = this.table.data;
@@ -315,7 +306,7 @@ export class KvDirectory {
    * blocks stamped g gain a count as they are placed and blocks stamped g or
    * g+1 are listed once (then stamped g+2).
    */
-  private placeAll(node: number, blocks: readonly number[], g: number, out: HoldingLists | null): void {
+  private placeAll(node: number, blocks: Int32Array, g: number, out: HoldingLists | null): void {
     const scratch = this.scratch;
     const data = this.table.data;
     for (let i = blocks.length - 1; i >= 0; i--) {

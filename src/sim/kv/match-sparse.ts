@@ -39,7 +39,7 @@ export class SparseMatcher {
     this.writtenNodes = new Int32Array(nodeCount);
   }
 
-  match(table: BlockTable, store: CopyStore, produced: Uint8Array, blocks: readonly number[], out: MatchArrays): PrefixMatch {
+  match(table: BlockTable, store: CopyStore, produced: Uint8Array, blocks: Int32Array, out: MatchArrays): PrefixMatch {
     const nodeCount = this.nodeCount;
     const { gpu, local } = out;
     // Only nodes that held the first block were written last time; every other entry is still 0.

@@ -9,7 +9,7 @@ import type { PrefixMatch } from './types.js';
  * resident, and they mark them produced). `blocks` are slots (slots.ts);
  * `produced` is the slots' state, 0 = never produced.
  */
-export function matchPrefix(table: BlockTable, produced: Uint8Array, nodeCount: number, blocks: readonly number[], out: MatchArrays): PrefixMatch {
+export function matchPrefix(table: BlockTable, produced: Uint8Array, nodeCount: number, blocks: Int32Array, out: MatchArrays): PrefixMatch {
   const gpu = out.gpu;
   const local = out.local;
   gpu.fill(0);

@@ -43,6 +43,13 @@ export class BlockSlots {
   /** Per slot group: its id group (EMPTY if free) and its live lanes. */
   private groupOf = new Float64Array(1024 / SLAB).fill(EMPTY);
   private groupLive = new Int32Array(1024 / SLAB);
+  /**
+   * Per slot group: the slot group last found for the next id group (0 =
+   * none; group 0 is reserved). A prompt's run crossing into the next group
+   * reads two small arrays instead of probing the id map, a cache miss on
+   * most crossings. Checked against groupOf on use, so it never goes stale.
+   */
+  private succ = new Int32Array(1024 / SLAB);
   private freeGroups: number[] = [];
   /** Groups whose live lanes reached 0 during the current call (sweep() frees them). */
   private readonly dying: number[] = [];
@@ -50,12 +57,16 @@ export class BlockSlots {
   private used = 1;
   private liveGroups = 0;
 
-  /** Open addressing, linear probing: id group (EMPTY = free) -> slot group. */
-  private keys = new Float64Array(1 << 12).fill(EMPTY);
-  private values = new Int32Array(1 << 12);
+  /**
+   * Open addressing, linear probing: id group (EMPTY = free) -> slot group,
+   * as [key, value] pairs side by side, so that a lookup is one cache access.
+   */
+  private entries = emptyEntries(12);
   private bits = 12;
   private lastIdGroup = -1;
   private lastSlotGroup = -1;
+  /** The slot lists lookupAll and internAll return views of. */
+  private list = new Int32Array(512);
 
   constructor(private readonly onFree: (slotGroup: number) => void) {}
 
@@ -70,7 +81,7 @@ export class BlockSlots {
 
   /** Size of the id map's table (entries), for tests of boundedness. */
   get mapCapacity(): number {
-    return this.keys.length;
+    return this.entries.length >> 1;
   }
 
   /** The slot of id, or 0 (never produced, no copies) if it has none. */
@@ -85,39 +96,66 @@ export class BlockSlots {
     return isBlockId(id) ? this.lookup(id) : 0;
   }
 
-  /** `out` becomes the slots of `ids` (0 for ids without one or invalid ones); returns it. */
-  lookupAll(ids: readonly number[], out: number[]): number[] {
-    out.length = 0;
+  /** The slots of `ids` (0 for ids without one or invalid ones), valid until the next lookupAll or internAll. */
+  lookupAll(ids: readonly number[]): Int32Array {
+    const out = this.listFor(ids.length);
     let prev = -2;
     let slot = 0;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       // Prompts are runs of consecutive ids: the next id of the same group is the next lane (or absent with it).
-      if (id === prev + 1 && id % SLAB !== 0) slot = slot === 0 ? 0 : slot + 1;
+      if (id === prev + 1 && slot !== 0) {
+        if (id % SLAB !== 0) slot++;
+        else {
+          const s = this.next(slot >>> SLAB_BITS, id / SLAB);
+          slot = s < 0 ? 0 : s << SLAB_BITS;
+        }
+      } else if (id === prev + 1 && id % SLAB !== 0) slot = 0;
       else slot = this.slotOf(id);
-      out.push(slot);
+      out[i] = slot;
       prev = id;
     }
     return out;
   }
 
-  /** `out` becomes the slots of valid ids being admitted (interned); returns it. */
-  internAll(ids: readonly number[], out: number[]): number[] {
-    out.length = 0;
+  /** The slots of valid ids being admitted (interned), valid until the next lookupAll or internAll. */
+  internAll(ids: readonly number[]): Int32Array {
+    const out = this.listFor(ids.length);
     let prev = -2;
     let slot = 0;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       if (id === prev + 1 && id % SLAB !== 0) {
         slot++;
-        this.see(slot);
+      } else if (id === prev + 1) {
+        const from = slot >>> SLAB_BITS;
+        let s = this.next(from, id / SLAB);
+        if (s < 0) {
+          s = this.addGroup(id / SLAB);
+          this.succ[from] = s; // after addGroup, which may replace the array
+        }
+        slot = s << SLAB_BITS;
       } else {
         slot = this.intern(id);
+        out[i] = slot;
+        prev = id;
+        continue;
       }
-      out.push(slot);
+      this.see(slot);
+      out[i] = slot;
       prev = id;
     }
     return out;
+  }
+
+  /**
+   * A view of the first n entries of a buffer reused by every call: a JS
+   * array emptied and refilled by push lost its backing store each time
+   * (V8 drops it at length 0), which cost a reallocation per call.
+   */
+  private listFor(n: number): Int32Array {
+    if (this.list.length < n) this.list = new Int32Array(Math.max(n, this.list.length * 2));
+    return this.list.length === n ? this.list : this.list.subarray(0, n);
   }
 
   /** The slot of a block being admitted, created if needed; it becomes SEEN. The id must be valid. */
@@ -128,6 +166,15 @@ export class BlockSlots {
     const slot = (s << SLAB_BITS) | (id - g * SLAB);
     this.see(slot);
     return slot;
+  }
+
+  /** The slot group of id group g, given s, the slot group of g - 1; -1 if g has none. */
+  private next(s: number, g: number): number {
+    const c = this.succ[s]!;
+    if (c !== 0 && this.groupOf[c] === g) return c;
+    const found = this.find(g);
+    if (found > 0) this.succ[s] = found;
+    return found;
   }
 
   /** The slot's block is admitted: SEEN (alive) from now on. */
@@ -228,7 +275,7 @@ export class BlockSlots {
     this.groupOf[s] = g;
     this.groupLive[s] = 0;
     this.liveGroups++;
-    if ((this.liveGroups + 1) * 2 > this.keys.length) this.rehash(this.bits + 1);
+    if ((this.liveGroups + 1) * 2 > this.entries.length >> 1) this.rehash(this.bits + 1);
     this.insert(g, s);
     this.lastIdGroup = g;
     this.lastSlotGroup = s;
@@ -241,6 +288,7 @@ export class BlockSlots {
     groupOf.set(this.groupOf);
     this.groupOf = groupOf;
     this.groupLive = extend(this.groupLive, groups);
+    this.succ = extend(this.succ, groups);
     const state = new Uint8Array(groups * SLAB);
     state.set(this.state);
     this.state = state;
@@ -252,14 +300,15 @@ export class BlockSlots {
     return Math.imul(g ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> (32 - this.bits);
   }
 
+  /** Entry positions below are pair indices: the key is at 2i, the value at 2i + 1. */
   private find(g: number): number {
-    const keys = this.keys;
-    const mask = keys.length - 1;
+    const e = this.entries;
+    const mask = (e.length >> 1) - 1;
     for (let i = this.home(g); ; i = (i + 1) & mask) {
-      const k = keys[i]!;
+      const k = e[i << 1]!;
       if (k === g) {
         this.lastIdGroup = g;
-        this.lastSlotGroup = this.values[i]!;
+        this.lastSlotGroup = e[(i << 1) + 1]!;
         return this.lastSlotGroup;
       }
       if (k === EMPTY) return -1;
@@ -267,40 +316,44 @@ export class BlockSlots {
   }
 
   private insert(g: number, s: number): void {
-    const keys = this.keys;
-    const mask = keys.length - 1;
+    const e = this.entries;
+    const mask = (e.length >> 1) - 1;
     let i = this.home(g);
-    while (keys[i] !== EMPTY) i = (i + 1) & mask;
-    keys[i] = g;
-    this.values[i] = s;
+    while (e[i << 1] !== EMPTY) i = (i + 1) & mask;
+    e[i << 1] = g;
+    e[(i << 1) + 1] = s;
   }
 
   /** Backward-shift deletion (no tombstones: probe lengths stay short under constant churn). */
   private remove(g: number): void {
-    const keys = this.keys;
-    const values = this.values;
-    const mask = keys.length - 1;
+    const e = this.entries;
+    const mask = (e.length >> 1) - 1;
     let i = this.home(g);
-    while (keys[i] !== g) i = (i + 1) & mask;
-    for (let j = (i + 1) & mask; keys[j] !== EMPTY; j = (j + 1) & mask) {
-      const h = this.home(keys[j]!);
+    while (e[i << 1] !== g) i = (i + 1) & mask;
+    for (let j = (i + 1) & mask; e[j << 1] !== EMPTY; j = (j + 1) & mask) {
+      const h = this.home(e[j << 1]!);
       const stays = i <= j ? h > i && h <= j : h > i || h <= j;
       if (stays) continue;
-      keys[i] = keys[j]!;
-      values[i] = values[j]!;
+      e[i << 1] = e[j << 1]!;
+      e[(i << 1) + 1] = e[(j << 1) + 1]!;
       i = j;
     }
-    keys[i] = EMPTY;
+    e[i << 1] = EMPTY;
   }
 
   private rehash(bits: number): void {
-    const oldKeys = this.keys;
-    const oldValues = this.values;
+    const old = this.entries;
     this.bits = bits;
-    this.keys = new Float64Array(1 << bits).fill(EMPTY);
-    this.values = new Int32Array(1 << bits);
-    for (let i = 0; i < oldKeys.length; i++) if (oldKeys[i] !== EMPTY) this.insert(oldKeys[i]!, oldValues[i]!);
+    this.entries = emptyEntries(bits);
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== EMPTY) this.insert(old[i]!, old[i + 1]!);
   }
+}
+
+/** 2^bits free [key, value] pairs. */
+function emptyEntries(bits: number): Float64Array {
+  const e = new Float64Array(2 << bits);
+  for (let i = 0; i < e.length; i += 2) e[i] = EMPTY;
+  return e;
 }
 
 function extend(a: Int32Array, length: number): Int32Array<ArrayBuffer> {

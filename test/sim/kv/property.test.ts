@@ -217,6 +217,9 @@ describe('randomized against a naive reference model', () => {
         run(seed, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10 });
       }
     });
+    it(`${eviction}: also on 6 to 31 nodes (the flat slab table's stride, residency masks up to bit 30)`, () => {
+      for (let seed = 600; seed <= 605; seed++) run(seed, eviction, { ...SMALL, nodes: [6, 31], spread: 0.6 });
+    });
     it(`${eviction}: also past 31 nodes (copy lists instead of residency masks)`, () => {
       for (let seed = 300; seed <= 308; seed++) run(seed, eviction, { ...SMALL, nodes: [32, 70] });
       run(309, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, nodes: [40, 40] });

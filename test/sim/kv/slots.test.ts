@@ -30,6 +30,24 @@ describe('KV block slots: ids map to slots of live blocks, reused once dead', ()
     kv.checkInvariants();
   });
 
+  it('a run crossing into the next id group finds that group again after its slot group went to other ids', () => {
+    const kv = directory(2, 2, 1);
+    // Ids 14, 15 are group 1, ids 16, 17 group 2: the walk crosses from one slot group into the next.
+    kv.admitPrefill(0, -1, [14, 15, 16, 17], 1);
+    expect(kv.match([14, 15, 16, 17]).ideal).toBe(4);
+    // 16 and 17 were placed first and evicted by 15 and 14; retired without copies, their group's slots are freed ...
+    kv.retire(16, 8);
+    expect(kv.everProduced(16)).toBe(false);
+    // ... and handed to ids 40, 41 (group 5).
+    kv.admitPrefill(0, -1, [40, 41], 2);
+    expect(kv.match([14, 15, 16, 17]).ideal).toBe(2);
+    kv.admitPrefill(0, -1, [14, 15, 16, 17], 3);
+    const m = kv.match([14, 15, 16, 17]);
+    expect([m.ideal, m.local[0], kv.everProduced(40), kv.everProduced(16), kv.has(14, 0, 1)]).toEqual([4, 2, true, true, true]);
+    expect(kv.match([40, 41]).ideal).toBe(2);
+    kv.checkInvariants();
+  });
+
   it('a block that is not retired stays produced after eviction (the ideal prefix)', () => {
     const kv = directory(2, 2, 1);
     kv.admitPrefill(0, -1, [1, 2], 1);
