@@ -11,11 +11,15 @@ import { join } from 'node:path';
 import { buildSnapshot, evaluatePolicy, parseSchedCost, snapshotEngineModel } from '../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
 import { packageRoot } from '../src/common/package-root.js';
+import { benchFlags, numberFlag } from './args.js';
 
-const repeatAt = process.argv.indexOf('--repeat');
-const repeat = repeatAt > 0 ? Number(process.argv[repeatAt + 1]) : 5;
-const costAt = process.argv.indexOf('--sched-cost');
-const schedCost = parseSchedCost(costAt > 0 ? process.argv[costAt + 1]! : 'measured');
+const flags = benchFlags('evaluate', 'wall and CPU time of one candidate evaluation on a 10-minute cc window with 126 agents', {
+  repeat: { type: 'string', help: 'evaluations (default 5)' },
+  'sched-cost': { type: 'string', help: 'counted | measured | zero | fixed:MS (default measured)' },
+});
+const repeat = numberFlag('evaluate', 'repeat', flags.repeat, 5, { integer: true, min: 1 });
+const costSpec = flags['sched-cost'] ?? 'measured';
+const schedCost = parseSchedCost(costSpec);
 const source = readFileSync(join(packageRoot(), 'seeds', 'evolving-infra.js'), 'utf8');
 const t0 = process.hrtime.bigint();
 const snapshot = buildSnapshot({
@@ -46,7 +50,7 @@ for (let i = 0; i < repeat; i++) {
   console.log(`evaluation ${i + 1}: ${wall.toFixed(3)} s wall, ${cpus[i]!.toFixed(3)} s CPU, T_total ${e.fitness.tTotal.toFixed(1)} s, ${e.metrics.requestsArrived} requests`);
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`\nbench:evaluate cc 126 agents, 10-min window + 2-min warm-up, evolving-infra seed, sched-cost ${costAt > 0 ? process.argv[costAt + 1] : 'measured'}`);
+console.log(`\nbench:evaluate cc 126 agents, 10-min window + 2-min warm-up, evolving-infra seed, sched-cost ${costSpec}`);
 console.log(`median wall per evaluation: ${median(walls).toFixed(3)} s (best ${Math.min(...walls).toFixed(3)} s)`);
 console.log(`median CPU per evaluation: ${median(cpus).toFixed(3)} s (best ${Math.min(...cpus).toFixed(3)} s)`);
 console.log(`target <= 0.15 s: ${median(walls) <= 0.15 ? 'met' : 'NOT met'}`);

@@ -14,14 +14,17 @@ import { availableParallelism } from 'node:os';
 import { EvolutionRun, EvolveConfigSchema } from '../src/evolve/engine/index.js';
 import { openLineageStore } from '../src/store/index.js';
 import { packageRoot } from '../src/common/package-root.js';
+import { benchFlags, numberFlag } from './args.js';
 
-const arg = (name: string, fallback: string) => {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1]! : fallback;
-};
-const iterations = Number(arg('--iterations', '200'));
-const batch = process.argv.includes('--batch') ? Number(arg('--batch', '0')) : undefined;
-const db = arg('--db', join(mkdtempSync(join(tmpdir(), 'bench-evolve-')), 'lineage.db'));
+const flags = benchFlags('evolve', 'evaluations per minute of a structural run on a 10-minute cc window, and its best against the best seed', {
+  iterations: { type: 'string', help: 'iterations (default 200)' },
+  batch: { type: 'string', help: 'candidates per iteration (default: the worker threads)' },
+  'no-pipeline': { type: 'boolean', help: 'one batch in the pool at a time (docs/evolution.md)' },
+  db: { type: 'string', help: 'lineage database (default: a temporary file)' },
+});
+const iterations = numberFlag('evolve', 'iterations', flags.iterations, 200, { integer: true, min: 1 });
+const batch = flags.batch === undefined ? undefined : numberFlag('evolve', 'batch', flags.batch, 0, { integer: true, min: 1 });
+const db = flags.db ?? join(mkdtempSync(join(tmpdir(), 'bench-evolve-')), 'lineage.db');
 const config = EvolveConfigSchema.parse({
   workload: 'cc',
   agents: 126,
@@ -29,7 +32,7 @@ const config = EvolveConfigSchema.parse({
   warmupMinutes: 2,
   iterations,
   batch,
-  pipeline: !process.argv.includes('--no-pipeline'),
+  pipeline: !flags['no-pipeline'],
   seed: 1,
   seedsDir: join(packageRoot(), 'seeds'),
 });

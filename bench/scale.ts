@@ -16,6 +16,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRevision, removeRevision, runOnce, type RunSample } from './sim/against.js';
+import { benchFlags } from './args.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const runner = join(here, 'sim', 'run-once.js');
@@ -25,12 +26,13 @@ const ownSim = join(repoRoot, 'dist', 'src', 'sim', 'index.js');
 /** Warm-up and scored minutes per size: about the same event count for each. */
 const WINDOWS: Record<number, [number, number]> = { 9: [30, 60], 36: [10, 20], 144: [3, 6], 576: [1, 2], 1024: [1, 2] };
 
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : undefined;
-}
-const sizes = (flag('--sizes') ?? '9,36,144,576,1024').split(',').map(Number);
-const repeat = Number(flag('--repeat') ?? 1);
+const flags = benchFlags('scale', 'events/s and real-time factor of cc on 9 to 1,024 nodes, agents in proportion', {
+  sizes: { type: 'string', help: `comma-separated node counts among ${Object.keys(WINDOWS).join(', ')} (default all)` },
+  repeat: { type: 'string', help: 'runs per size and tree (default 1)' },
+  against: { type: 'string', help: 'also build this git revision in a temporary clone and alternate runs with it' },
+});
+const sizes = (flags.sizes ?? '9,36,144,576,1024').split(',').map(Number);
+const repeat = Number(flags.repeat ?? 1);
 for (const n of sizes) {
   if (!WINDOWS[n]) {
     console.error(`--sizes: ${n} is not one of ${Object.keys(WINDOWS).join(', ')}`);
@@ -38,11 +40,11 @@ for (const n of sizes) {
   }
 }
 if (!Number.isInteger(repeat) || repeat < 1) {
-  console.error(`--repeat must be a positive integer, got ${flag('--repeat')}`);
+  console.error(`--repeat must be a positive integer, got ${flags.repeat}`);
   process.exit(2);
 }
 
-const against = flag('--against');
+const against = flags.against;
 
 interface Row {
   tree: string;
