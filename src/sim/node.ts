@@ -115,12 +115,10 @@ export class SimNode {
   decodeTimerAt = Infinity;
   /** Routing's reusable placement object for this node (routing/prefix.ts), so that placing a request allocates nothing per node. */
   placementScratch: unknown = null;
-  /** The routing index told when the prefill wait fields change (routing/wait-index.ts), and whether it has been told since its last refresh. */
+  /** The routing index told when the prefill wait fields change (routing/wait-index.ts). */
   waitWatch: { mark(node: SimNode): void } | null = null;
-  waitDirty = false;
   /** The same for the decode load (routing/decode-index.ts). */
   decodeWatch: { mark(node: SimNode): void } | null = null;
-  decodeDirty = false;
 
   constructor(
     readonly id: number,

@@ -1,5 +1,6 @@
-import { acceptance, type SimNode } from '../node.js';
+import type { SimNode } from '../node.js';
 import { MinTree } from './min-tree.js';
+import { currentIndex, NodeIndex } from './node-index.js';
 
 /** The two orders decode routing asks for, over one set of nodes. */
 interface Trees {
@@ -18,13 +19,12 @@ interface Trees {
  * node's entry is refreshed when its load changes (SimNode's decode setters
  * mark it) or, for all nodes, when any node's acceptance changes.
  */
-export class DecodeIndex {
+export class DecodeIndex extends NodeIndex {
   readonly all: Trees;
   private readonly kinds = new Map<string, Trees>();
-  private readonly dirty: SimNode[] = [];
-  private epoch = -1;
 
-  constructor(private readonly nodes: readonly SimNode[]) {
+  constructor(nodes: readonly SimNode[]) {
+    super(nodes);
     this.all = trees(nodes.length);
     for (const n of nodes) {
       if (!this.kinds.has(n.hw.kind)) this.kinds.set(n.hw.kind, trees(nodes.length));
@@ -37,26 +37,7 @@ export class DecodeIndex {
     return this.kinds.get(kind);
   }
 
-  /** A node's decode load changed. */
-  mark(node: SimNode): void {
-    if (node.decodeDirty) return;
-    node.decodeDirty = true;
-    this.dirty.push(node);
-  }
-
-  /** Bring every entry up to date. */
-  refresh(): void {
-    if (this.epoch !== acceptance.epoch) {
-      for (const n of this.nodes) this.place(n);
-      this.epoch = acceptance.epoch;
-    } else {
-      for (const n of this.dirty) this.place(n);
-    }
-    for (const n of this.dirty) n.decodeDirty = false;
-    this.dirty.length = 0;
-  }
-
-  private place(n: SimNode): void {
+  protected place(n: SimNode): void {
     const load = n.decodeLoad;
     const accepts = n.acceptsDecode;
     const least = accepts ? load : Infinity;
@@ -77,8 +58,5 @@ const indexes = new WeakMap<readonly SimNode[], DecodeIndex>();
 
 /** The cluster's decode index, up to date. */
 export function decodeIndex(nodes: readonly SimNode[]): DecodeIndex {
-  let ix = indexes.get(nodes);
-  if (!ix) indexes.set(nodes, (ix = new DecodeIndex(nodes)));
-  ix.refresh();
-  return ix;
+  return currentIndex(indexes, nodes, (ns) => new DecodeIndex(ns));
 }

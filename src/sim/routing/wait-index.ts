@@ -1,5 +1,6 @@
-import { acceptance, type SimNode } from '../node.js';
+import type { SimNode } from '../node.js';
 import { MinTree } from './min-tree.js';
+import { currentIndex, NodeIndex } from './node-index.js';
 
 /**
  * The accepting prefill nodes by what a request routed to them now would
@@ -11,40 +12,20 @@ import { MinTree } from './min-tree.js';
  * refreshed when one of those fields changes (SimNode's setters mark it) or
  * when any node's acceptance changes (all of them).
  */
-export class WaitIndex {
+export class WaitIndex extends NodeIndex {
   readonly running: MinTree;
   readonly queued: MinTree;
   readonly zero: MinTree;
-  private readonly dirty: SimNode[] = [];
-  private epoch = -1;
 
-  constructor(private readonly nodes: readonly SimNode[]) {
+  constructor(nodes: readonly SimNode[]) {
+    super(nodes);
     this.running = new MinTree(nodes.length);
     this.queued = new MinTree(nodes.length);
     this.zero = new MinTree(nodes.length);
     for (const n of nodes) n.waitWatch = this;
   }
 
-  /** A node's running batch, its end or its queue estimate changed. */
-  mark(node: SimNode): void {
-    if (node.waitDirty) return;
-    node.waitDirty = true;
-    this.dirty.push(node);
-  }
-
-  /** Bring every entry up to date. */
-  refresh(): void {
-    if (this.epoch !== acceptance.epoch) {
-      for (const n of this.nodes) this.place(n);
-      this.epoch = acceptance.epoch;
-    } else {
-      for (const n of this.dirty) this.place(n);
-    }
-    for (const n of this.dirty) n.waitDirty = false;
-    this.dirty.length = 0;
-  }
-
-  private place(n: SimNode): void {
+  protected place(n: SimNode): void {
     const id = n.id;
     let r = Infinity;
     let q = Infinity;
@@ -64,8 +45,5 @@ const indexes = new WeakMap<readonly SimNode[], WaitIndex>();
 
 /** The cluster's wait index, up to date. */
 export function waitIndex(nodes: readonly SimNode[]): WaitIndex {
-  let ix = indexes.get(nodes);
-  if (!ix) indexes.set(nodes, (ix = new WaitIndex(nodes)));
-  ix.refresh();
-  return ix;
+  return currentIndex(indexes, nodes, (ns) => new WaitIndex(ns));
 }

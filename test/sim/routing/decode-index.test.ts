@@ -54,7 +54,6 @@ function makeNode(id: number, kind: string, maxDecodeBatch: number): SimNode {
     decoding: new Map<number, RequestState>(),
     inbound: 0,
     decodeWatch: null,
-    decodeDirty: false,
     waitWatch: null,
   });
   return n;
