@@ -54,9 +54,18 @@ export function benchFlags<S extends Record<string, FlagSpec>>(name: string, sum
     return parsed;
   } catch (error) {
     if (!(error instanceof BenchUsageError)) throw error;
-    console.error(error.message);
-    process.exit(2);
+    return exitWith(error.message);
   }
+}
+
+/** A usage error found after parsing (a value out of its set): one line naming the bench, exit 2. */
+export function benchUsageExit(name: string, message: string): never {
+  return exitWith(`bench:${name}: ${message}`);
+}
+
+function exitWith(line: string): never {
+  console.error(line);
+  process.exit(2);
 }
 
 /** A flag's number: `fallback` when absent; exit 2 naming the flag when not a number in range. */
@@ -65,8 +74,7 @@ export function numberFlag(name: string, flag: string, value: string | undefined
   const n = Number(value);
   const min = rule.min ?? -Infinity;
   if (value.trim() === '' || !Number.isFinite(n) || (rule.integer && !Number.isInteger(n)) || n < min) {
-    console.error(`bench:${name}: --${flag} ${JSON.stringify(value)}: expected ${rule.integer ? 'a whole number' : 'a number'}${Number.isFinite(min) ? ` >= ${min}` : ''}`);
-    process.exit(2);
+    benchUsageExit(name, `--${flag} ${JSON.stringify(value)}: expected ${rule.integer ? 'a whole number' : 'a number'}${Number.isFinite(min) ? ` >= ${min}` : ''}`);
   }
   return n;
 }

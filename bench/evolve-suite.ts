@@ -29,7 +29,7 @@ import { DEFAULT_SCHED_COST, parseSchedCost } from '../src/evaluate/index.js';
 import { DEFAULT_OFFLINE_MIX } from '../src/evolve/mutators/index.js';
 import { listScenarios, loadScenario } from '../src/scenario/index.js';
 import { OracleCache, runSuite, SuitePool } from '../src/suite/index.js';
-import { benchFlags, numberFlag } from './args.js';
+import { benchFlags, benchUsageExit, numberFlag } from './args.js';
 import { ARMS, printReport, rowOf, setsKnobs, type Arm, type EvolveSummary, type Row } from './evolve-suite-report.js';
 
 const BENCH = 'evolve-suite';
@@ -58,10 +58,7 @@ const windowMin = flags['window-min'];
 // the policy, fail an evaluation (a 180-minute scenario takes tens of seconds even on an idle core). Counted cost decides results.
 const candidateWallMs = flags['candidate-wall-ms'] ?? '900000';
 const out = flags.out ?? join(packageRoot(), 'runs', 'evolve-suite');
-const usage = (message: string): never => {
-  console.error(`bench:${BENCH}: ${message}`);
-  process.exit(2);
-};
+const usage = (message: string): never => benchUsageExit(BENCH, message);
 if (validateSeeds.split(',').map(Number).includes(heldOut)) usage(`--held-out ${heldOut} is one of the validation seeds`);
 for (const a of arms) if (!ARMS.includes(a)) usage(`--arms: unknown arm '${a}' (known: ${ARMS.join(', ')})`);
 for (const s of scenarios) if (!listScenarios().includes(s) && !s.endsWith('.json')) usage(`--scenarios: unknown scenario '${s}' (known: ${listScenarios().join(', ')})`);

@@ -16,7 +16,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRevision, removeRevision, runOnce, type RunSample } from './sim/against.js';
-import { benchFlags } from './args.js';
+import { benchFlags, benchUsageExit, numberFlag } from './args.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const runner = join(here, 'sim', 'run-once.js');
@@ -32,17 +32,8 @@ const flags = benchFlags('scale', 'events/s and real-time factor of cc on 9 to 1
   against: { type: 'string', help: 'also build this git revision in a temporary clone and alternate runs with it' },
 });
 const sizes = (flags.sizes ?? '9,36,144,576,1024').split(',').map(Number);
-const repeat = Number(flags.repeat ?? 1);
-for (const n of sizes) {
-  if (!WINDOWS[n]) {
-    console.error(`--sizes: ${n} is not one of ${Object.keys(WINDOWS).join(', ')}`);
-    process.exit(2);
-  }
-}
-if (!Number.isInteger(repeat) || repeat < 1) {
-  console.error(`--repeat must be a positive integer, got ${flags.repeat}`);
-  process.exit(2);
-}
+const repeat = numberFlag('scale', 'repeat', flags.repeat, 1, { integer: true, min: 1 });
+for (const n of sizes) if (!WINDOWS[n]) benchUsageExit('scale', `--sizes: ${n} is not one of ${Object.keys(WINDOWS).join(', ')}`);
 
 const against = flags.against;
 
