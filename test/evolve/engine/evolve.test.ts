@@ -1,36 +1,20 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
 import { runCli } from '../../../src/cli/main.js';
 import { bufferIO } from '../../../src/cli/io.js';
+import { needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
 
-// The evaluator pool runs compiled workers from dist/ (npm test builds first).
-beforeAll(() => {
-  if (!existsSync(resolve('dist/src/evolve/pool/worker.js'))) execFileSync('npx', ['tsc', '-p', '.'], { stdio: 'ignore' });
-}, 120_000);
+needsCompiledWorkers();
 
-const small: EvolveConfigInput = {
-  workload: 'cc',
-  agents: 16,
-  windowMinutes: 1.5,
-  warmupMinutes: 0.5,
-  islands: 2,
-  threads: 2,
-  batch: 2,
-  seedsDir: resolve('seeds'),
-  schedCost: 'fixed:1',
-  migrationEvery: 2,
-  // Generous per-call limits: on a loaded test machine a wall-clock watchdog
-  // firing in one run and not the other would make the lineages differ.
-  cpuLimitMs: 1000,
-};
+const small = SMALL_RUN;
 
 function tmpDb(): string {
-  return join(mkdtempSync(join(tmpdir(), 'ap-evolve-')), 'lineage.db');
+  return tmpLineageDb('ap-evolve-');
 }
 
 async function evolve(config: EvolveConfigInput, db: string) {

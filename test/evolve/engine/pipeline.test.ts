@@ -1,32 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
+import { needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
 
-// The evaluator pool runs compiled workers from dist/ (npm test builds first).
-beforeAll(() => {
-  if (!existsSync(resolve('dist/src/evolve/pool/worker.js'))) execFileSync('npx', ['tsc', '-p', '.'], { stdio: 'ignore' });
-}, 120_000);
+needsCompiledWorkers();
 
-const small: EvolveConfigInput = {
-  workload: 'cc',
-  agents: 16,
-  windowMinutes: 1.5,
-  warmupMinutes: 0.5,
-  islands: 2,
-  threads: 2,
-  batch: 2,
-  seedsDir: resolve('seeds'),
-  schedCost: 'fixed:1',
-  migrationEvery: 2,
-  cpuLimitMs: 1000,
-  seed: 9,
-};
+const small: EvolveConfigInput = { ...SMALL_RUN, seed: 9 };
 
-const tmpDb = () => join(mkdtempSync(join(tmpdir(), 'ap-pipeline-')), 'lineage.db');
+const tmpDb = () => tmpLineageDb('ap-pipeline-');
 
 function lineage(db: string) {
   const d = new Database(db, { readonly: true });
