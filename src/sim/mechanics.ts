@@ -100,6 +100,32 @@ export const DEFAULT_PREFILL_TUNING: Readonly<PrefillTuning> = {
   affinityMatch: 0.5,
 };
 
+// ---------------------------------------------------------------------------
+// SGLang model gateway: the cache-aware policy's approximate tree (issue #17).
+// ---------------------------------------------------------------------------
+
+/**
+ * The gateway's cache-aware policy does not read the workers' caches: it keeps
+ * its own radix tree of the request text it has sent to each worker
+ * (sgl-project/sglang sgl-router/src/policies/cache_aware.rs and tree.rs).
+ * Every `evictionIntervalSeconds` a background thread prunes each worker's
+ * tree, least recently used leaves first, down to `maxTreeChars` characters
+ * (tree.rs evict_tenant_by_size). Values: the `launch_router` command-line
+ * defaults, max_tree_size 67,108,864 and eviction_interval_secs 60, as a
+ * SGLang 0.5.8 PD gateway logs them at start (the library's own Default,
+ * 10,000 characters every 30 s, would empty the tree twice a minute and
+ * lose far more than the study's 2.4% of KV reuse). `charsPerToken`
+ * (assumption): the tree counts characters, the simulator tokens; ~4
+ * characters per token of English text and code.
+ */
+export const GATEWAY_TREE = {
+  maxTreeChars: 2 ** 26,
+  evictionIntervalSeconds: 60,
+  charsPerToken: 4,
+} as const;
+
+// ---------------------------------------------------------------------------
+
 /**
  * The mechanics a plan can change during a run (contract v2), starting from
  * the run's Mechanics. A routing change applies to requests routed from then

@@ -16,6 +16,8 @@ export class RequestState {
   /** Times the request was restarted from scratch because its node failed. */
   restarts = 0;
   prefillNode = -1;
+  /** The prefill node the gateway's load count holds the request against, until its response ends (-1: none; routing/cache-aware.ts). */
+  gatewayNode = -1;
   decodeNode = -1;
   enqueuedAt = 0;
   /** Async fetch: when the missing prefix is on the node; at-start: fetch seconds to add to prefill. */

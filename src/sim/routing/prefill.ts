@@ -1,10 +1,13 @@
 import { DEFAULT_PREFILL_TUNING, type PrefillRouting, type PrefillTuning } from '../mechanics.js';
 import type { PrefillPlacement } from './prefix.js';
 import type { RequestState } from '../request-state.js';
+import { gatewayCacheAware, type GatewayState } from './cache-aware.js';
 
 /** Router state that persists across requests (sticky sessions). */
 export interface PrefillRouterState {
   sessionNode: Map<number, number>;
+  /** cache-affinity: the SGLang gateway's tree and load counts (created on first use). */
+  gateway?: GatewayState;
 }
 
 /**
@@ -46,7 +49,7 @@ export function choosePrefill(
     case 'predicted-ttft':
       return argMin(placements, (p) => predictedTtft(p, now, tuning));
     case 'cache-affinity':
-      return cacheAffinity(rs, placements, tuning);
+      return cacheAffinity(rs, placements, now, state, tuning);
     case 'dynamo-kv':
       return argMin(placements, (p) => rs.req.blocks.length - p.gpuBlocks + p.node.activeBlocks);
     case 'even-load':
@@ -72,20 +75,10 @@ export function predictedTtft(p: PrefillPlacement, now: number, tuning: Readonly
   return wait + p.predictedPrefill + fetchExcess * tuning.fetchExcessWeight + p.fetchedBlocks * tuning.duplicateCopyPenalty;
 }
 
-function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[], tuning: Readonly<PrefillTuning>): PrefillPlacement {
-  let min = Infinity;
-  let max = -Infinity;
-  for (const p of placements) {
-    min = Math.min(min, p.node.prefillLoad);
-    max = Math.max(max, p.node.prefillLoad);
-  }
-  const imbalanced = max - min > tuning.affinityBalanceAbs && max > min * tuning.affinityBalanceRel;
-  if (imbalanced) return leastLoaded(placements);
-  // The gateway's tree tracks what it sent to each worker, i.e. the node's own cache.
-  const best = argMin(placements, (p) => -(p.hitBlocks - p.fetchedBlocks));
-  const total = rs.req.blocks.length;
-  const matchRate = total > 0 ? (best.hitBlocks - best.fetchedBlocks) / total : 0;
-  return matchRate > tuning.affinityMatch ? best : leastLoaded(placements);
+/** The SGLang gateway's choice (cache-aware.ts): it reads its own tree and load counts, not the placements' cache hits. */
+function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[], now: number, state: PrefillRouterState, tuning: Readonly<PrefillTuning>): PrefillPlacement {
+  const node = gatewayCacheAware(rs, placements.map((p) => p.node), now, state, tuning);
+  return placements.find((p) => p.node === node)!;
 }
 
 function leastLoaded(placements: readonly PrefillPlacement[]): PrefillPlacement {

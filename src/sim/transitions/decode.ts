@@ -1,6 +1,7 @@
 import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
+import { gatewayDone } from '../routing/cache-aware.js';
 import { decodeCandidates } from '../routing/candidates.js';
 import { chooseDecode, packDecode } from '../routing/decode.js';
 import { scheduleWorkload, type SimState } from '../sim-state.js';
@@ -75,6 +76,7 @@ export function onDecodeStep(s: SimState, ev: Extract<SimEvent, { type: 'decode'
 export function complete(s: SimState, rs: RequestState, node: SimNode, now: number, out: SimEvent[]): void {
   rs.phase = 'done';
   rs.finishedAt = now;
+  gatewayDone(s.prefillRouter, rs);
   if (rs.req.producedBlocks.length > 0) s.kv.addProduced(node.id, rs.req.branch, rs.req.producedBlocks, now);
   s.requests.delete(rs.req.id);
   s.metrics.completion(rs, now);

@@ -4,6 +4,7 @@ import { prefillIterations } from '../prefill-chunks.js';
 import { BLOCK_TOKENS, type RequestState } from '../request-state.js';
 import { prefillCandidates } from '../routing/candidates.js';
 import { choosePrefillScan } from '../routing/prefill-scan.js';
+import { gatewayRouted } from '../routing/cache-aware.js';
 import { scoredPeriod, type SimState } from '../sim-state.js';
 import { complete, routeDecode } from './decode.js';
 
@@ -24,6 +25,8 @@ export function routePrefill(s: SimState, rs: RequestState, now: number, out: Si
   const shared = s.opts.mechanics.pool === 'shared';
   const chosen = choosePrefillScan(s.knobs.prefillRouting, rs, s.nodes, candidates, match, shared, now, s.prefillRouter, s.knobs.tuning);
   const node = chosen.node;
+  // The gateway counts the request against its prefill worker until its response ends (cache-affinity's load signal).
+  gatewayRouted(s.prefillRouter, rs, node.id);
   rs.phase = 'prefill-queue';
   rs.prefillNode = node.id;
   rs.enqueuedAt = now;
