@@ -229,15 +229,23 @@ export class DecodeBatch {
     if (entry.state === 'waiting') {
       const i = this.pending.indexOf(entry, this.pendingHead);
       this.pending.splice(i, 1);
+      // A head that did not fit held the queue up: the next one may fit, from the next boundary.
+      if (i === this.pendingHead && this.kv.bounded && this.epoch !== null) this.markDirty();
       return entry.tokens;
     }
     const epoch = this.epoch!;
     const passed = Math.floor((this.clock - epoch.start) / epoch.tau + ITER_EPS);
     const done = Math.min(entry.finishIter, epoch.startIter + passed) - entry.startIter;
     this.dropRunning(entry);
+    this.markDirty();
+    return Math.max(0, entry.tokens - done * this.tAcc);
+  }
+
+  /** The batch changes at the first boundary at or after the clock. */
+  private markDirty(): void {
+    const epoch = this.epoch!;
     const at = Math.max(0, Math.ceil((this.clock - epoch.start) / epoch.tau - ITER_EPS));
     this.dirtyAt = this.dirtyAt === null ? at : Math.min(this.dirtyAt, at);
-    return Math.max(0, entry.tokens - done * this.tAcc);
   }
 
   /** Remove every waiting request (a switching node hands them to its peers); their ids in FIFO order. */
