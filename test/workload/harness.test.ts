@@ -67,6 +67,7 @@ describe('preset harness source', () => {
     validateTrace(trace);
     let checked = 0;
     let compactions = 0;
+    let shrunk = 0;
     for (const list of byBranch(trace).values()) {
       for (let i = 1; i < list.length; i++) {
         const prev = list[i - 1]!;
@@ -82,8 +83,9 @@ describe('preset harness source', () => {
         } else {
           // Compaction: version +1, the context shrinks (cc keeps ~96K tokens after the system prompt, compacting
           // near 245K; the kept size is log-normal, so a few compactions keep much more), only the system prompt is reused.
+          // (With seed 11 one of the ~150 compactions keeps 241K tokens, a 1-in-600 draw, and grows the context.)
           expect(cur.version).toBe(prev.version + 1);
-          expect(blocks.length).toBeLessThan(prevAll.length);
+          if (blocks.length < prevAll.length) shrunk++;
           expect(commonPrefix(blocks, prevAll)).toBe(Math.floor(cc.kinds.cc!.systemPromptTokens.mean / BLOCK_TOKENS));
           compactions++;
         }
@@ -91,6 +93,7 @@ describe('preset harness source', () => {
     }
     expect(checked).toBeGreaterThan(1000);
     expect(compactions).toBeGreaterThan(0);
+    expect(shrunk).toBeGreaterThanOrEqual(compactions * 0.95);
     // Every compaction shows as a version change, except those after which the branch made no call in the
     // trace (it ended, or the trace did).
     const branches = byBranch(trace);
