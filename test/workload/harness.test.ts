@@ -67,7 +67,6 @@ describe('preset harness source', () => {
     validateTrace(trace);
     let checked = 0;
     let compactions = 0;
-    let shrunk = 0;
     for (const list of byBranch(trace).values()) {
       for (let i = 1; i < list.length; i++) {
         const prev = list[i - 1]!;
@@ -83,9 +82,9 @@ describe('preset harness source', () => {
         } else {
           // Compaction: version +1, the context shrinks (cc keeps ~96K tokens after the system prompt, compacting
           // near 245K; the kept size is log-normal, so a few compactions keep much more), only the system prompt is reused.
-          // (With seed 11 one of the ~150 compactions keeps 241K tokens, a 1-in-600 draw, and grows the context.)
+          // (With seed 11 one of the ~150 compactions draws 241K kept tokens, a 1-in-600 draw: the cap keeps it below.)
           expect(cur.version).toBe(prev.version + 1);
-          if (blocks.length < prevAll.length) shrunk++;
+          expect(blocks.length).toBeLessThan(prevAll.length);
           expect(commonPrefix(blocks, prevAll)).toBe(Math.floor(cc.kinds.cc!.systemPromptTokens.mean / BLOCK_TOKENS));
           compactions++;
         }
@@ -93,7 +92,6 @@ describe('preset harness source', () => {
     }
     expect(checked).toBeGreaterThan(1000);
     expect(compactions).toBeGreaterThan(0);
-    expect(shrunk).toBeGreaterThanOrEqual(compactions * 0.95);
     // Every compaction shows as a version change, except those after which the branch made no call in the
     // trace (it ended, or the trace did).
     const branches = byBranch(trace);
