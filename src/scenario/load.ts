@@ -109,6 +109,7 @@ function resolveRun(spec: ScenarioFile, dir: string, file: string): RunConfig {
       agents: spec.workload.agents,
       arrivalRate: spec.workload.arrivalRate,
       bursts: spec.workload.bursts,
+      outputCv: spec.workload.outputCv,
       nodes,
       nodeKinds,
       split: spec.split,

@@ -22,12 +22,14 @@ const workloadSchema = z
     arrivalRate: z.number().positive().finite().optional(),
     /** Synchronised sub-agent bursts (workload/bursts.ts); absent: the preset's own, usually off. */
     bursts: burstSchema.optional(),
+    /** Coefficient of variation of per-call output lengths (workload/output-spread.ts); absent: the preset's own. */
+    outputCv: z.number().nonnegative().finite().optional(),
   })
   .superRefine((w, ctx) => {
     if ((w.preset === undefined) === (w.trace === undefined)) ctx.addIssue({ code: 'custom', message: 'give exactly one of "preset" and "trace"' });
     if (w.agents !== undefined && w.arrivalRate !== undefined) ctx.addIssue({ code: 'custom', path: ['arrivalRate'], message: 'give either "agents" (closed loop) or "arrivalRate" (open loop), not both' });
     if (w.trace !== undefined) {
-      for (const key of ['agents', 'arrivalRate', 'bursts'] as const) {
+      for (const key of ['agents', 'arrivalRate', 'bursts', 'outputCv'] as const) {
         if (w[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" applies to presets only; a trace replays what it recorded` });
       }
     }

@@ -26,6 +26,7 @@ export function scenarioSnapshot(s: LoadedScenario, opts: { seed?: number } = {}
         agents: run.agents,
         arrivalRate: run.arrivalRate,
         bursts: run.bursts,
+        ...(run.outputCv !== undefined ? { outputCv: run.outputCv } : {}),
       });
   return {
     label: `scenario ${s.name}${seed !== s.spec.seed ? ` (seed ${seed})` : ''}`,
@@ -57,6 +58,7 @@ export function withRunOverrides(s: LoadedScenario, overrides: Partial<RunConfig
     if (defined.agents === undefined) delete merged.agents;
     if (defined.arrivalRate === undefined) delete merged.arrivalRate;
     if (defined.bursts === undefined) delete merged.bursts;
+    if (defined.outputCv === undefined) delete merged.outputCv;
   }
   const run: RunConfig = parseScenario(merged);
   checkMembership(run.membership, run.nodes);

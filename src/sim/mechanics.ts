@@ -18,6 +18,17 @@ export const MechanicsSchema = z.strictObject({
   eviction: EvictionOrderSchema,
   prefillRouting: PrefillRoutingSchema,
   decodeRouting: DecodeRoutingSchema,
+  // ---- decode GPU KV capacity (issue #17) ------------------------------------
+  /**
+   * unbounded: a decode node's batch is capped by request count only (maxBatch).
+   * gpu: also by the node's GPU KV (the profile's gpuKvBytes): a request enters
+   * only when its KV fits, and running requests are retracted (re-queued on the
+   * node, keeping what they generated) when their growing KV runs out of room.
+   * Source: SGLang PD decode (DecodePreallocQueue, retract_decode); vLLM
+   * preemption. See src/sim/perf/decode-kv.ts and docs/simulator.md.
+   */
+  decodeKv: z.enum(['unbounded', 'gpu']).default('unbounded'),
+  // ---- end decode GPU KV capacity --------------------------------------------
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
@@ -31,6 +42,7 @@ export const MECHANICS_PRESETS = {
     eviction: 'refcount',
     prefillRouting: 'predicted-ttft',
     decodeRouting: 'least-loaded',
+    decodeKv: 'unbounded',
   },
   /** SGLang PD: fixed roles (a policy may still replan; the transition is then in place). */
   'sglang-pd': {
@@ -40,6 +52,7 @@ export const MECHANICS_PRESETS = {
     eviction: 'lru',
     prefillRouting: 'cache-affinity',
     decodeRouting: 'round-robin',
+    decodeKv: 'unbounded',
   },
   dynamo: {
     transition: 'restart',
@@ -48,6 +61,7 @@ export const MECHANICS_PRESETS = {
     eviction: 'lru',
     prefillRouting: 'dynamo-kv',
     decodeRouting: 'round-robin',
+    decodeKv: 'unbounded',
   },
 } as const satisfies Record<string, Mechanics>;
 export type MechanicsPresetName = keyof typeof MECHANICS_PRESETS;

@@ -2,6 +2,7 @@ import type { IterationModelView, NodeHardware } from './hardware.js';
 import type { RequestState } from './request-state.js';
 import type { Role } from './split.js';
 import { DecodeBatch } from './perf/decode-batch.js';
+import { DECODE_KV_RESERVE_TOKENS } from './perf/decode-kv.js';
 
 export type NodeStatus = 'active' | 'switching' | 'down' | 'restarting';
 
@@ -127,11 +128,19 @@ export class SimNode {
     iterTime: (batchSize: number, meanContextTokens: number) => number,
     /** The engine's iteration-time model (the learned one of the node's kind, or a given one): what routing predicts with. */
     readonly engine: IterationModelView,
+    /** GPU KV tokens its decode batch may hold (mechanics decodeKv 'gpu'); Infinity: unbounded. */
+    decodeKvTokens = Infinity,
   ) {
     this.roleNow = role;
     this.targetRole = role;
     acceptance.epoch++;
-    this.decode = new DecodeBatch({ iterTime, tokensPerIteration: hw.tokensPerDecodeIteration, maxBatch: hw.maxDecodeBatch });
+    this.decode = new DecodeBatch({
+      iterTime,
+      tokensPerIteration: hw.tokensPerDecodeIteration,
+      maxBatch: hw.maxDecodeBatch,
+      kvCapacityTokens: decodeKvTokens,
+      kvReserveTokens: Number.isFinite(decodeKvTokens) ? DECODE_KV_RESERVE_TOKENS : 0,
+    });
   }
 
   get up(): boolean {

@@ -26,6 +26,8 @@ export const ScenarioSchema = z.strictObject({
   arrivalRate: z.number().positive().optional(),
   /** Presets: synchronised sub-agent bursts (workload/bursts.ts); absent = the preset's own (usually off). */
   bursts: burstSchema.optional(),
+  /** Presets: coefficient of variation of every kind's per-call output length (workload/output-spread.ts); absent = the preset's own. */
+  outputCv: z.number().nonnegative().finite().optional(),
   nodes: z.number().int().min(2).max(MAX_NODES).default(9),
   /** Node kind per node, or one kind for all. */
   nodeKinds: z.union([z.string(), z.array(z.string()).min(1)]).default('gb300'),
@@ -56,13 +58,21 @@ export function parseScenario(input: unknown): Scenario {
 }
 
 /** A workload source for a preset name or a trace file path. */
-export function openWorkload(scenario: Pick<Scenario, 'workload' | 'agents' | 'arrivalRate' | 'seed' | 'timeScale'> & { bursts?: Scenario['bursts'] }): WorkloadSource {
+export function openWorkload(
+  scenario: Pick<Scenario, 'workload' | 'agents' | 'arrivalRate' | 'seed' | 'timeScale'> & { bursts?: Scenario['bursts']; outputCv?: Scenario['outputCv'] },
+): WorkloadSource {
   const spec = scenario.workload;
   if (spec.endsWith('.jsonl') || (spec.includes('/') && existsSync(spec) && !spec.endsWith('.json'))) {
     return createTraceSource(readTrace(spec), { timeScale: scenario.timeScale });
   }
   const preset = loadWorkloadPreset(spec);
-  return createPresetSource(preset, { seed: scenario.seed, agents: scenario.agents, arrivalRate: scenario.arrivalRate, ...(scenario.bursts ? { bursts: scenario.bursts } : {}) });
+  return createPresetSource(preset, {
+    seed: scenario.seed,
+    agents: scenario.agents,
+    arrivalRate: scenario.arrivalRate,
+    ...(scenario.bursts ? { bursts: scenario.bursts } : {}),
+    ...(scenario.outputCv !== undefined ? { outputCv: scenario.outputCv } : {}),
+  });
 }
 
 export interface RunOptions {

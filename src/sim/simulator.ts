@@ -10,6 +10,7 @@ import { PlanSchema } from '../policy/schema.js';
 import { applyPlanKnobs, initialKnobs, type Knobs } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
+import { BLOCK_TOKENS } from './request-state.js';
 import { buildCtx, onPlan } from './policy-driver.js';
 import type { PolicyCtx } from './policy-hook.js';
 import { currentSplit, scheduleWorkload, type PolicyStats, type SimOptions, type SimState } from './sim-state.js';
@@ -69,7 +70,8 @@ export class Simulator {
         learning?.decode(hw, this.s.now, b, ctx, seconds);
         return seconds;
       };
-      return new SimNode(id, hw, opts.roles[id]!, iterTime, engineFor(learning, hw, id));
+      const decodeKvTokens = opts.mechanics.decodeKv === 'gpu' ? hw.l1Blocks * BLOCK_TOKENS : Infinity;
+      return new SimNode(id, hw, opts.roles[id]!, iterTime, engineFor(learning, hw, id), decodeKvTokens);
     });
     this.s = {
       opts,

@@ -228,13 +228,20 @@ export class Harness {
     out.push({ kind: 'request', at, request });
   }
 
-  /** New context: the shared system prompt plus the summary; every other block is dropped. */
+  /**
+   * New context: the shared system prompt plus the summary; every other block
+   * is dropped. A compaction exists to shrink the context, so a kept size
+   * drawn from the tail of its log-normal is capped one block below the
+   * context it replaces.
+   */
   private compact(b: Branch, now: number): void {
     const c = b.agent.kind.compaction!;
     b.compacting = false;
     b.version++;
+    const before = b.ctx.tokens;
     b.ctx = copyContext(this.prefixes.system(b.agent.kindName, b.agent.kind));
-    appendTokens(b.ctx, sampleInt(b.rng, c.keptTokens), b.ids);
+    const kept = sampleInt(b.rng, c.keptTokens);
+    appendTokens(b.ctx, Math.min(kept, Math.max(0, before - b.ctx.tokens - BLOCK_TOKENS)), b.ids);
     this.markBase(b);
     b.compactAt = sampleInt(b.rng, c.atTokens, 1);
     this.observer?.compact(b.id, b.version, now);

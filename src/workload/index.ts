@@ -6,6 +6,7 @@ export { burstSchema, nextBurstAt, type BurstSpec, type BurstSpecInput } from '.
 export type { AgentKind, WorkloadPreset } from './preset-schema.js';
 export { loadWorkloadPreset, listWorkloadPresets } from './presets.js';
 export { createPresetSource, type PresetSourceOptions } from './preset-source.js';
+export { MEASURED_AGENT_OUTPUT_CV, withOutputCv } from './output-spread.js';
 export type { HarnessObserver } from './harness.js';
 export { runNominal, nominalServiceSeconds, type NominalRunHooks } from './nominal.js';
 export type { Trace, TraceEvent, TraceHeader, RequestLine } from './trace-schema.js';

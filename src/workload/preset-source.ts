@@ -5,6 +5,7 @@ import type { BurstSpec } from './bursts.js';
 import { Harness, type HarnessObserver } from './harness.js';
 import { makeKindPicker } from './kind-picker.js';
 import type { LoopSpec, WorkloadPreset } from './preset-schema.js';
+import { withOutputCv } from './output-spread.js';
 import { SharedPrefixes } from './shared-prefixes.js';
 import type { WorkloadEvent, WorkloadSource } from './types.js';
 
@@ -18,6 +19,13 @@ export interface PresetSourceOptions {
   observer?: HarnessObserver;
   /** Synchronised sub-agent bursts (overrides the preset's; null = off). Default: the preset's, usually off. */
   bursts?: BurstSpec | null;
+  /**
+   * Spread of per-call output lengths: the coefficient of variation of every
+   * kind's `outputTokens` log-normal (mean unchanged; compaction summaries not
+   * affected). Default: each preset's own (cc and putnam: 2.0, measured on
+   * coding-agent traces, see output-spread.ts).
+   */
+  outputCv?: number;
 }
 
 /**
@@ -42,7 +50,8 @@ export function createPresetSource(preset: WorkloadPreset, options: PresetSource
   // One id pool for shared prefixes and branches: block ids are unique across both.
   const pool = new BlockIdPool();
   const bursts = options.bursts === undefined ? preset.bursts : (options.bursts ?? undefined);
-  const harness = new Harness(seed, preset.kinds, pool, new SharedPrefixes(seed, pool), onAgentDone, options.observer, bursts);
+  const kinds = withOutputCv(preset.kinds, options.outputCv);
+  const harness = new Harness(seed, kinds, pool, new SharedPrefixes(seed, pool), onAgentDone, options.observer, bursts);
 
   return {
     name: preset.name,

@@ -17,6 +17,8 @@ export interface GenerateTraceOptions {
   arrivalRate?: number;
   /** Synchronised sub-agent bursts (overrides the preset's; null = off). */
   bursts?: BurstSpec | null;
+  /** Coefficient of variation of per-call output lengths (overrides the presets'; see output-spread.ts). */
+  outputCv?: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export function generateTrace(preset: WorkloadPreset, options: GenerateTraceOpti
     agents: options.agents,
     arrivalRate: options.arrivalRate,
     bursts: options.bursts,
+    ...(options.outputCv !== undefined ? { outputCv: options.outputCv } : {}),
     observer: recorder(recorded),
   });
   runNominal(source, horizon);

@@ -77,7 +77,8 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^calibration: 9 x gb300, closed loop, warm-up 1 min, scored minutes 1 to 3, seed 1; 2 simulation runs/);
     expect(r.stdout).toContain('cache-affinity routing  throughput (req/s)');
-    expect(r.stdout).toMatch(/targets met: \d+ of 10/);
+    // 2 columns x 7 figures with a tolerance (throughput, TTFT and E2E mean and P95, lost reuse, uncached tokens).
+    expect(r.stdout).toMatch(/targets met: \d+ of 14/);
     // Off a terminal: nothing but the final output.
     expect(r.stderr).toBe('');
   });

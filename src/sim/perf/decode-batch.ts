@@ -1,4 +1,5 @@
 import { SimulationInvariantError } from '../../common/errors.js';
+import { DecodeKvBudget } from './decode-kv.js';
 import { FinishHeap } from './finish-heap.js';
 
 /**
@@ -27,6 +28,11 @@ import { FinishHeap } from './finish-heap.js';
  *   from the next boundary on: the iteration in progress keeps its time.
  * - A request with nothing to generate never enters the batch; it is reported
  *   finished at its join time.
+ * - With a KV capacity (decode-kv.ts), a waiting request also needs its KV to
+ *   fit (head of line: the FIFO stops at the first that does not), and at a
+ *   boundary whose iteration would not fit, running requests are retracted
+ *   (the latest to enter first) to the front of the waiting queue, keeping
+ *   what they generated; they finish exactly once, later.
  *
  * Between two changes nothing needs simulating: the next change is at
  * boundary m of the epoch, at time start + m * iterTime, with m found from
@@ -42,6 +48,10 @@ export interface DecodeBatchOptions {
   /** t_acc: tokens each running request gains per iteration. */
   tokensPerIteration: number;
   maxBatch: number;
+  /** GPU KV tokens the running requests may hold (mechanics decodeKv 'gpu'); default Infinity: unbounded. */
+  kvCapacityTokens?: number;
+  /** Tokens held back per running request when admitting (SGLang num_reserved_decode_tokens); default 0. */
+  kvReserveTokens?: number;
 }
 
 export interface DecodeFinish {
@@ -58,6 +68,8 @@ interface Entry {
   readonly id: number;
   readonly tokens: number;
   readonly context: number;
+  /** KV tokens it holds when it enters (the prompt's, plus what it generated before a retraction). */
+  readonly kv: number;
   readonly joinedAt: number;
   state: 'waiting' | 'running';
   /** Global iteration index of the boundary where it entered. */
@@ -77,6 +89,8 @@ export class DecodeBatch {
   private readonly iterTimeFn: DecodeBatchOptions['iterTime'];
   private readonly tAcc: number;
   private readonly maxBatch: number;
+  private readonly kv: DecodeKvBudget;
+  private retracted = 0;
 
   private readonly entries = new Map<number, Entry>();
   private readonly running = new Map<number, Entry>();
@@ -95,6 +109,7 @@ export class DecodeBatch {
   // Running sums give the mean context in O(1): context + t_acc * (I - startIter) per request.
   private sumContext = 0;
   private sumStartIter = 0;
+  private sumKv = 0;
 
   constructor(opts: DecodeBatchOptions) {
     if (!(opts.tokensPerIteration > 0) || !Number.isFinite(opts.tokensPerIteration)) {
@@ -104,6 +119,12 @@ export class DecodeBatch {
     this.iterTimeFn = opts.iterTime;
     this.tAcc = opts.tokensPerIteration;
     this.maxBatch = opts.maxBatch;
+    this.kv = new DecodeKvBudget(opts.kvCapacityTokens ?? Infinity, opts.kvReserveTokens ?? 0, this.tAcc);
+  }
+
+  /** Retractions so far (requests put back in the waiting queue because the GPU KV ran out). */
+  get retractions(): number {
+    return this.retracted;
   }
 
   /** Requests in the running batch (B). */
@@ -138,16 +159,18 @@ export class DecodeBatch {
     return this.entries.has(id) || this.instant.some((f) => f.id === id);
   }
 
-  join(now: number, id: number, tokensToGenerate: number, contextTokens: number): void {
+  /** `kvTokens`: KV the request holds on entering (its prompt's); counts only with a KV capacity. */
+  join(now: number, id: number, tokensToGenerate: number, contextTokens: number, kvTokens = 0): void {
     if (!(tokensToGenerate >= 0) || !Number.isFinite(tokensToGenerate)) throw new RangeError(`tokensToGenerate must be >= 0, got ${tokensToGenerate}`);
     if (!(contextTokens >= 0) || !Number.isFinite(contextTokens)) throw new RangeError(`contextTokens must be >= 0, got ${contextTokens}`);
+    if (!(kvTokens >= 0) || !Number.isFinite(kvTokens)) throw new RangeError(`kvTokens must be >= 0, got ${kvTokens}`);
     if (this.has(id)) throw new SimulationInvariantError(`decode batch: request ${id} joined twice`);
     this.tick(now, 'join');
     if (tokensToGenerate === 0) {
       this.instant.push({ id, at: now });
       return;
     }
-    const entry: Entry = { id, tokens: tokensToGenerate, context: contextTokens, joinedAt: now, state: 'waiting', startIter: 0, finishIter: 0 };
+    const entry: Entry = { id, tokens: tokensToGenerate, context: contextTokens, kv: kvTokens, joinedAt: now, state: 'waiting', startIter: 0, finishIter: 0 };
     this.entries.set(id, entry);
     if (this.epoch === null) {
       // Idle: the first iteration starts now.
@@ -206,15 +229,23 @@ export class DecodeBatch {
     if (entry.state === 'waiting') {
       const i = this.pending.indexOf(entry, this.pendingHead);
       this.pending.splice(i, 1);
+      // A head that did not fit held the queue up: the next one may fit, from the next boundary.
+      if (i === this.pendingHead && this.kv.bounded && this.epoch !== null) this.markDirty();
       return entry.tokens;
     }
     const epoch = this.epoch!;
     const passed = Math.floor((this.clock - epoch.start) / epoch.tau + ITER_EPS);
     const done = Math.min(entry.finishIter, epoch.startIter + passed) - entry.startIter;
     this.dropRunning(entry);
+    this.markDirty();
+    return Math.max(0, entry.tokens - done * this.tAcc);
+  }
+
+  /** The batch changes at the first boundary at or after the clock. */
+  private markDirty(): void {
+    const epoch = this.epoch!;
     const at = Math.max(0, Math.ceil((this.clock - epoch.start) / epoch.tau - ITER_EPS));
     this.dirtyAt = this.dirtyAt === null ? at : Math.min(this.dirtyAt, at);
-    return Math.max(0, entry.tokens - done * this.tAcc);
   }
 
   /** Remove every waiting request (a switching node hands them to its peers); their ids in FIFO order. */
@@ -239,6 +270,7 @@ export class DecodeBatch {
     this.dirtyAt = null;
     this.sumContext = 0;
     this.sumStartIter = 0;
+    this.sumKv = 0;
   }
 
   // ---- internals ------------------------------------------------------------
@@ -267,9 +299,13 @@ export class DecodeBatch {
       // Waiting requests enter where the removal takes effect, not earlier.
       m = Math.min(m, this.dirtyAt);
     } else if (this.waiting > 0 && this.running.size < this.maxBatch) {
-      const t = this.pending[this.pendingHead]!.joinedAt;
-      m = Math.min(m, Math.max(0, Math.ceil((t - e.start) / e.tau - ITER_EPS)));
+      const head = this.pending[this.pendingHead]!;
+      const at = Math.max(0, Math.ceil((head.joinedAt - e.start) / e.tau - ITER_EPS));
+      // KV only frees at a finish or removal: a head that does not fit waits for one.
+      if (this.fits(head, e.startIter + at)) m = Math.min(m, at);
     }
+    const overflow = this.kv.overflowIndex(this.sumKv, this.sumStartIter, this.running.size);
+    if (overflow < Infinity) m = Math.min(m, Math.max(0, overflow - e.startIter));
     return m;
   }
 
@@ -285,9 +321,10 @@ export class DecodeBatch {
     }
     const tol = ITER_EPS * e.tau;
     this.dirtyAt = null;
+    if (this.kv.bounded) this.retractOverflow(index, at);
     while (this.waiting > 0 && this.running.size < this.maxBatch) {
       const next = this.pending[this.pendingHead]!;
-      if (next.joinedAt > at + tol) break;
+      if (next.joinedAt > at + tol || !this.fits(next, index)) break;
       this.pendingHead++;
       this.admit(next, index);
     }
@@ -316,6 +353,7 @@ export class DecodeBatch {
     this.heap.push(entry);
     this.sumContext += entry.context;
     this.sumStartIter += index;
+    this.sumKv += entry.kv;
   }
 
   private dropRunning(entry: Entry): void {
@@ -323,5 +361,34 @@ export class DecodeBatch {
     this.heap.remove(entry);
     this.sumContext -= entry.context;
     this.sumStartIter -= entry.startIter;
+    this.sumKv -= entry.kv;
+  }
+
+  private fits(entry: Entry, index: number): boolean {
+    return this.kv.fits(entry.kv, this.sumKv, this.sumStartIter, this.running.size, index);
+  }
+
+  /**
+   * The iteration starting at boundary `index` would not fit: retract running
+   * requests until it does, the latest to enter first (fewest tokens generated
+   * in this stay; SGLang retracts the fewest output tokens first), then the
+   * most KV (SGLang: longest prompt), then the highest id. They keep what they generated and go, in retraction
+   * order, to the front of the waiting queue.
+   */
+  private retractOverflow(index: number, at: number): void {
+    const back: Entry[] = [];
+    while (this.kv.overflowIndex(this.sumKv, this.sumStartIter, this.running.size) <= index) {
+      let victim: Entry | null = null;
+      for (const r of this.running.values()) {
+        if (!victim || r.startIter > victim.startIter || (r.startIter === victim.startIter && (r.kv > victim.kv || (r.kv === victim.kv && r.id > victim.id)))) victim = r;
+      }
+      this.dropRunning(victim!);
+      const generated = (index - victim!.startIter) * this.tAcc;
+      const again: Entry = { ...victim!, tokens: victim!.tokens - generated, context: victim!.context + generated, kv: victim!.kv + generated, joinedAt: at, state: 'waiting' };
+      this.entries.set(again.id, again);
+      back.push(again);
+      this.retracted++;
+    }
+    if (back.length > 0) this.pending.splice(this.pendingHead, 0, ...back);
   }
 }

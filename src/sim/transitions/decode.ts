@@ -45,7 +45,8 @@ export function onTransferDone(s: SimState, ev: Extract<SimEvent, { type: 'trans
   // not cache it again. Decode nodes only write to the pool what they
   // produce (see complete()), and hold their branch's count on that.
   node.addDecodeRequest(rs);
-  node.decode.join(now, rs.req.id, rs.req.outputTokens - 1, rs.contextTokens);
+  // Its GPU KV on the node (decodeKv 'gpu'): the prompt's, growing as it generates.
+  node.decode.join(now, rs.req.id, rs.req.outputTokens - 1, rs.contextTokens, rs.req.inputTokens);
   armDecodeTimer(node, now, out);
   return out;
 }

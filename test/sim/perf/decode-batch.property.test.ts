@@ -9,7 +9,8 @@ import { ReferenceDecodeBatch } from './reference-decode-batch.js';
  * boundaries and in bursts at one instant; random token counts (some zero);
  * removals and hand-overs of waiting requests; small batch limits so that
  * requests queue. Both get the same noisy iterTime stream, so they agree
- * only if they call it with the same batches in the same order.
+ * only if they call it with the same batches in the same order. The second
+ * case adds a GPU KV capacity (admission, head-of-line blocking, retraction).
  */
 
 const CASES = 400;
@@ -25,8 +26,13 @@ function relClose(a: number, b: number): boolean {
   return Math.abs(a - b) <= REL * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
-function runCase(seed: number): { closed: Trace; ref: Trace; ops: number } {
+function runCase(seed: number, withKv = false): { closed: Trace; ref: Trace; ops: number; retractions: number } {
   const rng = new Rng(seed);
+  // KV: drawn from a stream of its own, so that the histories without it stay the same.
+  const kvRng = new Rng(seed ^ 0x6b76);
+  // Off the grid of sums of whole tokens and t_acc multiples, so that no boundary fits exactly (float noise would decide it).
+  const kvCapacityTokens = withKv ? kvRng.pick([2_000, 6_000, 20_000, kvRng.uniform(1_000, 30_000)]) + 0.37 : undefined;
+  const kvReserveTokens = withKv ? kvRng.pick([0, 16, 512]) : undefined;
   // 1.4 and 2.3 make n / t_acc land a hair above an integer (21 / 1.4 = 15.000000000000002).
   const tAcc = rng.pick([1, 1.4, 2, 2.3, 2.7, 2.9, 3, rng.uniform(1, 4)]);
   const maxBatch = rng.pick([1, 2, 3, 5, 8, 16, 64]);
@@ -42,8 +48,8 @@ function runCase(seed: number): { closed: Trace; ref: Trace; ops: number } {
       return base(b, ctx) * noise.lognormal(1, 0.05);
     };
   };
-  const closed = new DecodeBatch({ iterTime: iterTime(traces[0]), tokensPerIteration: tAcc, maxBatch });
-  const ref = new ReferenceDecodeBatch({ iterTime: iterTime(traces[1]), tokensPerIteration: tAcc, maxBatch });
+  const closed = new DecodeBatch({ iterTime: iterTime(traces[0]), tokensPerIteration: tAcc, maxBatch, kvCapacityTokens, kvReserveTokens });
+  const ref = new ReferenceDecodeBatch({ iterTime: iterTime(traces[1]), tokensPerIteration: tAcc, maxBatch, kvCapacityTokens, kvReserveTokens });
 
   let now = 0;
   let nextId = 1;
@@ -69,8 +75,9 @@ function runCase(seed: number): { closed: Trace; ref: Trace; ops: number } {
       const id = nextId++;
       const tokens = rng.chance(0.05) ? 0 : rng.chance(0.3) ? rng.int(1, 8) : rng.int(1, 400);
       const ctx = rng.int(0, 120_000);
-      closed.join(now, id, tokens, ctx);
-      ref.join(now, id, tokens, ctx);
+      const kv = withKv ? kvRng.int(0, 3_000) : 0;
+      closed.join(now, id, tokens, ctx, kv);
+      ref.join(now, id, tokens, ctx, kv);
     } else if (op < 0.88) {
       const ids = [...closed.runningIds(), ...closed.waitingIds()];
       if (ids.length > 0) {
@@ -87,36 +94,44 @@ function runCase(seed: number): { closed: Trace; ref: Trace; ops: number } {
   traces[0].finishes.push(...closed.advance(Infinity));
   traces[1].finishes.push(...ref.advance(Infinity));
   expect(closed.nextEventTime()).toBe(Infinity);
-  return { closed: traces[0], ref: traces[1], ops };
+  expect(closed.retractions, `seed ${seed}: retractions`).toBe(ref.retractions);
+  return { closed: traces[0], ref: traces[1], ops, retractions: closed.retractions };
 }
 
 describe('DecodeBatch closed form vs. iteration-by-iteration reference', () => {
-  it(`agrees on ${CASES} random histories: finish order, finish times, per-epoch iteration times`, () => {
-    let finishes = 0;
-    let epochs = 0;
-    for (let seed = 1; seed <= CASES; seed++) {
-      const { closed, ref } = runCase(seed);
-      const ctx = `seed ${seed}`;
-      expect(closed.finishes.map((f) => f.id), ctx).toEqual(ref.finishes.map((f) => f.id));
-      closed.finishes.forEach((f, i) => {
-        const g = ref.finishes[i]!;
-        if (!relClose(f.at, g.at)) expect.fail(`${ctx}: finish of ${f.id} at ${f.at} vs ${g.at}`);
-      });
-      expect(closed.calls.length, ctx).toBe(ref.calls.length);
-      closed.calls.forEach(([b, c], i) => {
-        const [rb, rc] = ref.calls[i]!;
-        expect(b, `${ctx}: epoch ${i} batch size`).toBe(rb);
-        if (!relClose(c, rc)) expect.fail(`${ctx}: epoch ${i} mean context ${c} vs ${rc}`);
-      });
-      expect(closed.removed.length).toBe(ref.removed.length);
-      closed.removed.forEach((n, i) => {
-        if (!relClose(n, ref.removed[i]!)) expect.fail(`${ctx}: removal ${i} left ${n} vs ${ref.removed[i]}`);
-      });
-      finishes += closed.finishes.length;
-      epochs += closed.calls.length;
-    }
-    // The histories are not trivial.
-    expect(finishes).toBeGreaterThan(CASES * 10);
-    expect(epochs).toBeGreaterThan(CASES * 10);
-  });
+  it(`agrees on ${CASES} random histories: finish order, finish times, per-epoch iteration times`, () => agreeOn(false));
+  it(`agrees on ${CASES} random histories with a GPU KV capacity (admission, retraction)`, () => agreeOn(true));
 });
+
+/** Both run the same histories (with a KV capacity or not) and must agree on every finish, epoch and removal. */
+function agreeOn(withKv: boolean): void {
+  let finishes = 0;
+  let epochs = 0;
+  let retractions = 0;
+  for (let seed = 1; seed <= CASES; seed++) {
+    const { closed, ref, retractions: r } = runCase(seed, withKv);
+    retractions += r;
+    const ctx = `seed ${seed}`;
+    expect(closed.finishes.map((f) => f.id), ctx).toEqual(ref.finishes.map((f) => f.id));
+    closed.finishes.forEach((f, i) => {
+      const g = ref.finishes[i]!;
+      if (!relClose(f.at, g.at)) expect.fail(`${ctx}: finish of ${f.id} at ${f.at} vs ${g.at}`);
+    });
+    expect(closed.calls.length, ctx).toBe(ref.calls.length);
+    closed.calls.forEach(([b, c], i) => {
+      const [rb, rc] = ref.calls[i]!;
+      expect(b, `${ctx}: epoch ${i} batch size`).toBe(rb);
+      if (!relClose(c, rc)) expect.fail(`${ctx}: epoch ${i} mean context ${c} vs ${rc}`);
+    });
+    expect(closed.removed.length).toBe(ref.removed.length);
+    closed.removed.forEach((n, i) => {
+      if (!relClose(n, ref.removed[i]!)) expect.fail(`${ctx}: removal ${i} left ${n} vs ${ref.removed[i]}`);
+    });
+    finishes += closed.finishes.length;
+    epochs += closed.calls.length;
+  }
+  // The histories are not trivial.
+  expect(finishes).toBeGreaterThan(CASES * 10);
+  expect(epochs).toBeGreaterThan(CASES * 10);
+  if (withKv) expect(retractions).toBeGreaterThan(50);
+}
