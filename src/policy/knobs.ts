@@ -36,7 +36,7 @@ export const PlanRoutingSchema = z.strictObject({
   fetchExcessWeight: nonneg.optional(),
   /** predicted-ttft: seconds charged per block fetched from a peer (the duplicate copy it leaves). */
   duplicateCopyPenalty: nonneg.optional(),
-  /** cache-affinity: the load is imbalanced when max - min requests in flight (routed, response not ended) per prefill node exceed this... */
+  /** cache-affinity: the load is imbalanced when max - min requests per prefill node (queued or prefilling; under mechanics affinityView 'gateway', routed and not ended) exceed this... */
   affinityBalanceAbs: nonneg.optional(),
   /** ...and max exceeds min times this (>= 1); then route least loaded. */
   affinityBalanceRel: z.number().finite().min(1).optional(),

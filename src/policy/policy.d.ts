@@ -53,7 +53,7 @@ export interface PlanRouting {
   fetchExcessWeight?: number;
   /** predicted-ttft: seconds charged per block fetched from a peer (>= 0). */
   duplicateCopyPenalty?: number;
-  /** cache-affinity: imbalanced when max - min requests in flight (routed, response not ended) per prefill node exceed this (>= 0)... */
+  /** cache-affinity: imbalanced when max - min requests per prefill node (queued or prefilling; under mechanics affinityView 'gateway', routed and not ended) exceed this (>= 0)... */
   affinityBalanceAbs?: number;
   /** ...and max > min * this (>= 1). */
   affinityBalanceRel?: number;

@@ -29,10 +29,26 @@ export const MechanicsSchema = z.strictObject({
    */
   decodeKv: z.enum(['unbounded', 'gpu']).default('unbounded'),
   // ---- end decode GPU KV capacity --------------------------------------------
+  // ---- cache-affinity's view of the nodes (issue #17) -------------------------
+  /**
+   * What the cache-affinity prefill router reads. cache: the nodes' actual
+   * caches (the best node's own prefix), load = prefill queue + running batch,
+   * least loaded when nothing matches. gateway: the SGLang model gateway's
+   * cache-aware policy as it runs (sgl-project/sglang sgl-router
+   * src/policies/cache_aware.rs and tree.rs): its own approximate tree of the
+   * prompts it sent to each node (GATEWAY_TREE), load = requests in flight end
+   * to end (one load guard over the prefill and decode worker in the PD
+   * router), smallest tree when nothing matches. Off (cache) in every preset:
+   * the faithful gateway makes the study's cluster faster than published
+   * (docs/simulator.md). Other routers ignore it.
+   */
+  affinityView: z.enum(['cache', 'gateway']).default('cache'),
+  // ---- end cache-affinity's view ---------------------------------------------
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
 export type DecodeRouting = Mechanics['decodeRouting'];
+export type AffinityView = Mechanics['affinityView'];
 
 export const MECHANICS_PRESETS = {
   'evolving-infra': {
@@ -43,6 +59,7 @@ export const MECHANICS_PRESETS = {
     prefillRouting: 'predicted-ttft',
     decodeRouting: 'least-loaded',
     decodeKv: 'unbounded',
+    affinityView: 'cache',
   },
   /** SGLang PD: fixed roles (a policy may still replan; the transition is then in place). */
   'sglang-pd': {
@@ -53,6 +70,7 @@ export const MECHANICS_PRESETS = {
     prefillRouting: 'cache-affinity',
     decodeRouting: 'round-robin',
     decodeKv: 'unbounded',
+    affinityView: 'cache',
   },
   dynamo: {
     transition: 'restart',
@@ -62,6 +80,7 @@ export const MECHANICS_PRESETS = {
     prefillRouting: 'dynamo-kv',
     decodeRouting: 'round-robin',
     decodeKv: 'unbounded',
+    affinityView: 'cache',
   },
 } as const satisfies Record<string, Mechanics>;
 export type MechanicsPresetName = keyof typeof MECHANICS_PRESETS;
@@ -115,7 +134,8 @@ export const DEFAULT_PREFILL_TUNING: Readonly<PrefillTuning> = {
 };
 
 // ---------------------------------------------------------------------------
-// SGLang model gateway: the cache-aware policy's approximate tree (issue #17).
+// SGLang model gateway: the cache-aware policy's approximate tree (issue #17;
+// mechanics affinityView 'gateway' only).
 // ---------------------------------------------------------------------------
 
 /**

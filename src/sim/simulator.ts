@@ -11,6 +11,7 @@ import { applyPlanKnobs, initialKnobs, type Knobs } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
 import { SimNode } from './node.js';
 import { BLOCK_TOKENS } from './request-state.js';
+import { newPrefillRouterState } from './routing/prefill.js';
 import { buildCtx, onPlan } from './policy-driver.js';
 import type { PolicyCtx } from './policy-hook.js';
 import { currentSplit, scheduleWorkload, type PolicyStats, type SimOptions, type SimState } from './sim-state.js';
@@ -87,7 +88,7 @@ export class Simulator {
       requests: new Map(),
       pendingPrefill: [],
       pendingDecode: [],
-      prefillRouter: { sessionNode: new Map() },
+      prefillRouter: newPrefillRouterState(opts.mechanics.affinityView),
       decodeRouter: { nextRoundRobin: 0 },
       knobs: startingKnobs(opts),
       now: 0,

@@ -19,6 +19,9 @@ import { GatewayTree } from './gateway-tree.js';
  *   cache: the deepest match's worker if the matched share of the prompt is
  *   above the threshold, else the worker with the smallest tree (most room in
  *   the cache, as the gateway sees it), not the least loaded one.
+ *
+ * Only under mechanics affinityView 'gateway'. The default, 'cache', scores
+ * the nodes' actual caches and queues (cacheAffinityScan, prefill-scan.ts).
  */
 
 /** Gateway state kept across requests: its tree and its per-worker load counts. */
@@ -28,23 +31,23 @@ export interface GatewayState {
   load: number[];
 }
 
-/** The gateway's state in the router state (created on first use: a run that never routes cache-aware never builds a tree). */
-export function gatewayOf(state: { gateway?: GatewayState }): GatewayState {
-  return (state.gateway ??= { tree: new GatewayTree(), load: [] });
+/** A gateway that has routed nothing yet (mechanics affinityView 'gateway'; under 'cache' there is none, so no tree work). */
+export function newGatewayState(): GatewayState {
+  return { tree: new GatewayTree(), load: [] };
 }
 
 /** The request was placed on `node` (first routing, or again after its node stopped prefilling): it now counts there. */
-export function gatewayRouted(state: { gateway?: GatewayState }, rs: RequestState, node: number): void {
-  const load = gatewayOf(state).load;
+export function gatewayRouted(g: GatewayState, rs: RequestState, node: number): void {
+  const load = g.load;
   if (rs.gatewayNode >= 0) load[rs.gatewayNode]!--;
   load[node] = (load[node] ?? 0) + 1;
   rs.gatewayNode = node;
 }
 
 /** The request's response ended: its load guard drops. */
-export function gatewayDone(state: { gateway?: GatewayState }, rs: RequestState): void {
+export function gatewayDone(g: GatewayState, rs: RequestState): void {
   if (rs.gatewayNode < 0) return;
-  gatewayOf(state).load[rs.gatewayNode]!--;
+  g.load[rs.gatewayNode]!--;
   rs.gatewayNode = -1;
 }
 
@@ -52,8 +55,7 @@ export function gatewayDone(state: { gateway?: GatewayState }, rs: RequestState)
 let accepting = new Uint8Array(0);
 
 /** The node the gateway picks among `candidates` (accepting prefill, in id order, non-empty). */
-export function gatewayCacheAware(rs: RequestState, candidates: readonly SimNode[], now: number, state: { gateway?: GatewayState }, tuning: Readonly<PrefillTuning>): SimNode {
-  const g = gatewayOf(state);
+export function gatewayCacheAware(rs: RequestState, candidates: readonly SimNode[], now: number, g: GatewayState, tuning: Readonly<PrefillTuning>): SimNode {
   g.tree.maintain(now);
   const blocks = rs.req.blocks;
   let min = Infinity;

@@ -34,7 +34,7 @@ export function choosePrefillScan(
     case 'predicted-ttft':
       return predictedTtftIndexed(rs, nodes, candidates, match, sharedPool, now, tuning) ?? predictedTtftScan(rs, candidates, match, sharedPool, now, tuning);
     case 'cache-affinity':
-      return placementOn(gatewayCacheAware(rs, candidates, now, state, tuning), rs, match, sharedPool);
+      return placementOn(state.gateway ? gatewayCacheAware(rs, candidates, now, state.gateway, tuning) : cacheAffinityScan(rs, candidates, match, tuning), rs, match, sharedPool);
     case 'dynamo-kv':
       return placementOn(dynamoScan(rs, candidates, match), rs, match, sharedPool);
     case 'even-load':
@@ -99,6 +99,32 @@ export function predictedTtftScan(rs: RequestState, candidates: readonly SimNode
   const local = localOf[node.id]!;
   const hit = shared ? Math.max(local, pool) : local;
   return fillPlacement(node, hit, gpu, hit - gpu, hit - local, bestFetch, bestPrefill);
+}
+
+/** affinityView 'cache': SGLang's cache-aware policy as cacheAffinity (prefill.ts) scores it: hit - fetched is the node's own (local) prefix. */
+function cacheAffinityScan(rs: RequestState, candidates: readonly SimNode[], match: PrefixMatch, tuning: Readonly<PrefillTuning>): SimNode {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const n of candidates) {
+    const load = n.prefillLoad;
+    if (load < min) min = load;
+    if (load > max) max = load;
+  }
+  const imbalanced = max - min > tuning.affinityBalanceAbs && max > min * tuning.affinityBalanceRel;
+  if (imbalanced) return leastLoadedScan(candidates);
+  const localOf = match.local;
+  let best = candidates[0]!;
+  let bestOwn = localOf[best.id]!;
+  for (let i = 1; i < candidates.length; i++) {
+    const own = localOf[candidates[i]!.id]!;
+    if (own > bestOwn) {
+      best = candidates[i]!;
+      bestOwn = own;
+    }
+  }
+  const total = rs.req.blocks.length;
+  const matchRate = total > 0 ? bestOwn / total : 0;
+  return matchRate > tuning.affinityMatch ? best : leastLoadedScan(candidates);
 }
 
 function dynamoScan(rs: RequestState, candidates: readonly SimNode[], match: PrefixMatch): SimNode {

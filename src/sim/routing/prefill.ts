@@ -1,13 +1,22 @@
-import { DEFAULT_PREFILL_TUNING, type PrefillRouting, type PrefillTuning } from '../mechanics.js';
+import { DEFAULT_PREFILL_TUNING, type AffinityView, type PrefillRouting, type PrefillTuning } from '../mechanics.js';
 import type { PrefillPlacement } from './prefix.js';
 import type { RequestState } from '../request-state.js';
-import { gatewayCacheAware, type GatewayState } from './cache-aware.js';
+import { gatewayCacheAware, newGatewayState, type GatewayState } from './cache-aware.js';
 
 /** Router state that persists across requests (sticky sessions). */
 export interface PrefillRouterState {
   sessionNode: Map<number, number>;
-  /** cache-affinity: the SGLang gateway's tree and load counts (created on first use). */
+  /**
+   * Mechanics affinityView 'gateway' only: the SGLang gateway's tree and load
+   * counts, which cache-affinity then reads instead of the nodes' caches and
+   * queues (cache-aware.ts). Absent under 'cache': no tree, no counting.
+   */
   gateway?: GatewayState;
+}
+
+/** The router state a run starts with, for its mechanics' affinityView. */
+export function newPrefillRouterState(view: AffinityView): PrefillRouterState {
+  return view === 'gateway' ? { sessionNode: new Map(), gateway: newGatewayState() } : { sessionNode: new Map() };
 }
 
 /**
@@ -75,10 +84,25 @@ export function predictedTtft(p: PrefillPlacement, now: number, tuning: Readonly
   return wait + p.predictedPrefill + fetchExcess * tuning.fetchExcessWeight + p.fetchedBlocks * tuning.duplicateCopyPenalty;
 }
 
-/** The SGLang gateway's choice (cache-aware.ts): it reads its own tree and load counts, not the placements' cache hits. */
 function cacheAffinity(rs: RequestState, placements: readonly PrefillPlacement[], now: number, state: PrefillRouterState, tuning: Readonly<PrefillTuning>): PrefillPlacement {
-  const node = gatewayCacheAware(rs, placements.map((p) => p.node), now, state, tuning);
-  return placements.find((p) => p.node === node)!;
+  if (state.gateway) {
+    // The SGLang gateway's own view (cache-aware.ts): its tree and load counts, not the placements' cache hits.
+    const node = gatewayCacheAware(rs, placements.map((p) => p.node), now, state.gateway, tuning);
+    return placements.find((p) => p.node === node)!;
+  }
+  let min = Infinity;
+  let max = -Infinity;
+  for (const p of placements) {
+    min = Math.min(min, p.node.prefillLoad);
+    max = Math.max(max, p.node.prefillLoad);
+  }
+  const imbalanced = max - min > tuning.affinityBalanceAbs && max > min * tuning.affinityBalanceRel;
+  if (imbalanced) return leastLoaded(placements);
+  // affinityView 'cache': the node's own cache stands for what the gateway sent it.
+  const best = argMin(placements, (p) => -(p.hitBlocks - p.fetchedBlocks));
+  const total = rs.req.blocks.length;
+  const matchRate = total > 0 ? (best.hitBlocks - best.fetchedBlocks) / total : 0;
+  return matchRate > tuning.affinityMatch ? best : leastLoaded(placements);
 }
 
 function leastLoaded(placements: readonly PrefillPlacement[]): PrefillPlacement {

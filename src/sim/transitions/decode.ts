@@ -77,7 +77,8 @@ export function onDecodeStep(s: SimState, ev: Extract<SimEvent, { type: 'decode'
 export function complete(s: SimState, rs: RequestState, node: SimNode, now: number, out: SimEvent[]): void {
   rs.phase = 'done';
   rs.finishedAt = now;
-  gatewayDone(s.prefillRouter, rs);
+  const gateway = s.prefillRouter.gateway;
+  if (gateway) gatewayDone(gateway, rs);
   if (rs.req.producedBlocks.length > 0) s.kv.addProduced(node.id, rs.req.branch, rs.req.producedBlocks, now);
   s.requests.delete(rs.req.id);
   s.metrics.completion(rs, now);

@@ -25,8 +25,9 @@ export function routePrefill(s: SimState, rs: RequestState, now: number, out: Si
   const shared = s.opts.mechanics.pool === 'shared';
   const chosen = choosePrefillScan(s.knobs.prefillRouting, rs, s.nodes, candidates, match, shared, now, s.prefillRouter, s.knobs.tuning);
   const node = chosen.node;
-  // The gateway counts the request against its prefill worker until its response ends (cache-affinity's load signal).
-  gatewayRouted(s.prefillRouter, rs, node.id);
+  // affinityView 'gateway': the gateway counts the request against its prefill worker until its response ends.
+  const gateway = s.prefillRouter.gateway;
+  if (gateway) gatewayRouted(gateway, rs, node.id);
   rs.phase = 'prefill-queue';
   rs.prefillNode = node.id;
   rs.enqueuedAt = now;
