@@ -1,5 +1,5 @@
 import { UsageError } from '../common/errors.js';
-import { parseMechanics } from '../sim/index.js';
+import { MechanicsSchema, parseMechanics } from '../sim/index.js';
 import { allSplits, groupNames } from './targets.js';
 import type { Targets } from './targets-schema.js';
 
@@ -56,10 +56,13 @@ export function selectGroups(t: Targets, only?: string): Selection {
   };
 }
 
-/** Canonical form of a mechanics spec, so `sglang-pd` and `sglang-pd,fetch=at-start` are one run. */
+/**
+ * Canonical form of a mechanics spec, so `sglang-pd` and `sglang-pd,fetch=at-start` are one run.
+ * Every field of the schema, in its order: a mechanic left out would make runs that differ in it one run.
+ */
 export function canonicalMechanics(spec: string): string {
-  const m = parseMechanics(spec);
-  return [m.transition, m.pool, m.fetch, m.eviction, m.prefillRouting, m.decodeRouting].join('/');
+  const m = parseMechanics(spec) as Record<string, string>;
+  return Object.keys(MechanicsSchema.shape).map((key) => m[key]).join('/');
 }
 
 export function makeRun(t: Targets, s: RunSettings, workload: string, agents: number, split: string, mechanics: string): RunSpec {

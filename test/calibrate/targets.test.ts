@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
 import { allSplits, defaultSettings, groupNames, loadTargets, planRuns, selectGroups, TARGETS_FILE } from '../../src/calibrate/index.js';
+import { canonicalMechanics } from '../../src/calibrate/plan.js';
 
 const targets = loadTargets();
 /** The design document the targets are transcribed from (the repository's own copy). */
@@ -57,6 +58,12 @@ describe('calibration targets file', () => {
     const fetchOnly = planRuns(targets, selectGroups(targets, 'cc126-fetch'), defaultSettings(targets));
     const fixed = planRuns(targets, selectGroups(targets, 'cc126-4p5d'), defaultSettings(targets));
     expect(fetchOnly.map((r) => r.key)).toContain(fixed.find((r) => r.mechanics === 'sglang-pd')!.key);
+  });
+
+  it('tells runs apart by every mechanic, and a preset from its own values written out', () => {
+    expect(canonicalMechanics('sglang-pd,fetch=at-start,affinityView=cache')).toBe(canonicalMechanics('sglang-pd'));
+    expect(canonicalMechanics('sglang-pd,affinityView=gateway')).not.toBe(canonicalMechanics('sglang-pd'));
+    expect(canonicalMechanics('sglang-pd,decodeKv=gpu')).not.toBe(canonicalMechanics('sglang-pd'));
   });
 
   it('matches the rows and figures of docs/design/CALIBRATION.md', () => {
