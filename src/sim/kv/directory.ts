@@ -82,7 +82,9 @@ export class KvDirectory {
   }
 
   /** The order of the next evictions (a plan may change it); onGpu false: counted KV is kept longest in host memory only. */
-  setEviction = (order: EvictionOrder, onGpu = true): void => this.tiers.setOrder(order === 'refcount' && onGpu, (this.eviction = order) === 'refcount');
+  setEviction(order: EvictionOrder, onGpu = true): void {
+    this.tiers.setOrder(order === 'refcount' && onGpu, (this.eviction = order) === 'refcount');
+  }
   unreferencedShare = (): number | null => this.tiers.unreferencedShare();
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
