@@ -8,6 +8,7 @@ import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
 import { SparseMatcher } from './match-sparse.js';
 import { HolderRows } from './holder-rows.js';
+import { touchCopies } from './prefetch.js';
 import { BlockSlots } from './slots.js';
 import { Tiers } from './tiers.js';
 import { MASK_NODES, type EvictionOrder, type KvDirectoryOptions, type KvStats, type PrefixMatch, type Tier } from './types.js';
@@ -65,6 +66,8 @@ export class KvDirectory {
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
   private scratch = new Int32Array(256);
+  /** What the prefetch passes read (prefetch.ts), kept so that their loads are not dead code. */
+  private sink = 0;
 
   constructor(options: KvDirectoryOptions) {
     checkOptions(options);
@@ -79,7 +82,9 @@ export class KvDirectory {
   }
 
   /** The order of the next evictions (a plan may change it); onGpu false: counted KV is kept longest in host memory only. */
-  setEviction = (order: EvictionOrder, onGpu = true): void => this.tiers.setOrder(order === 'refcount' && onGpu, (this.eviction = order) === 'refcount');
+  setEviction(order: EvictionOrder, onGpu = true): void {
+    this.tiers.setOrder(order === 'refcount' && onGpu, (this.eviction = order) === 'refcount');
+  }
   unreferencedShare = (): number | null => this.tiers.unreferencedShare();
 
   /** Pure: what the prompt finds cached, per node and pooled. The arrays are reused: valid until the next match. */
@@ -346,6 +351,7 @@ export class KvDirectory {
 
   /** -1 on every copy of the holding, oldest placed first (so released slots requeue in key order). */
   private release(h: Holding): void {
+    this.sink ^= touchCopies(this.copies.store.i32, h.copies, h.size);
     for (let k = 0; k < h.size; k++) this.dec(h.copies[k]!);
   }
 

@@ -36,6 +36,13 @@ interface Setup {
   base?: number;
   /** Chance that a step ends its branch (default 0.08; about 0.15 keeps the number of live branches level). */
   endChance?: number;
+  /**
+   * Every call of a branch goes to another node than its last one, as most
+   * cc prefills and decodes do: each admit releases the whole old holding
+   * (the prefetch pass of release(), prefetch.ts) and each addProduced moves
+   * the D holding (a D->D move).
+   */
+  hop?: boolean;
 }
 
 const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
@@ -85,11 +92,12 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     }
   };
 
+  const lastNode = new Map<number, number>();
   for (let step = 0; step < steps; step++) {
     now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
     const branches = [...contexts.keys()];
     const op = rng.next();
-    const node = nodes === busy || !rng.chance(setup.spread ?? 0.2) ? rng.int(0, busy - 1) : rng.int(0, nodes - 1);
+    let node = nodes === busy || !rng.chance(setup.spread ?? 0.2) ? rng.int(0, busy - 1) : rng.int(0, nodes - 1);
     let branch: number;
     let ctx: number[];
     if (branches.length === 0 || op < 0.15) {
@@ -101,6 +109,11 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     } else {
       branch = rng.pick(branches);
       ctx = contexts.get(branch)!;
+    }
+    if (setup.hop) {
+      const last = lastNode.get(branch);
+      if (last !== undefined && node === last) node = (last + 1 + rng.int(0, nodes - 2)) % nodes;
+      lastNode.set(branch, node);
     }
     const r = rng.next();
     const end = setup.endChance ?? 0.08;
@@ -229,6 +242,11 @@ describe('randomized against a naive reference model', () => {
       const long = { steps: 1500, sameTime: 0.3, maxL1: 20, maxL2: 40, maxContext: 30, compareEvery: 20, checkEvery: 20, retire: true, endChance: 0.15 };
       run(510, eviction, { ...long, base: 2 ** 40 + 3 });
       run(511, eviction, { ...long, nodes: [32, 36] });
+    }, 300_000);
+    it(`${eviction}: also when every call of a branch goes to another node (whole holdings released and moved)`, () => {
+      for (let seed = 700; seed <= 705; seed++) run(seed, eviction, { ...SMALL, hop: true });
+      run(710, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, hop: true });
+      run(711, eviction, { steps: 800, sameTime: 0.3, maxL1: 40, maxL2: 120, maxContext: 60, compareEvery: 40, checkEvery: 20, hop: true, nodes: [32, 40], spread: 0.9 });
     }, 300_000);
     it(`${eviction}: also with a prefix on more than 64 nodes (node-bit rows, large and small unbroken sets)`, () => {
       for (let seed = 400; seed <= 401; seed++) {
