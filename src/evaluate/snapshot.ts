@@ -39,6 +39,8 @@ export interface SnapshotSpec {
   minutes: number;
   membership?: MembershipChange[];
   seed: number;
+  /** Overrides the preset's output-length cv (workload/output-spread.ts); presets only. */
+  outputCv?: number;
 }
 
 /**
@@ -49,7 +51,12 @@ export function buildSnapshot(spec: SnapshotSpec): Snapshot {
   const isTrace = spec.workload.endsWith('.jsonl') || (existsSync(spec.workload) && !spec.workload.endsWith('.json'));
   const trace = isTrace
     ? readTrace(spec.workload)
-    : generateTrace(loadWorkloadPreset(spec.workload), { seed: spec.seed, agents: spec.agents, minutes: spec.warmupMinutes + spec.minutes });
+    : generateTrace(loadWorkloadPreset(spec.workload), {
+        seed: spec.seed,
+        agents: spec.agents,
+        minutes: spec.warmupMinutes + spec.minutes,
+        ...(spec.outputCv !== undefined ? { outputCv: spec.outputCv } : {}),
+      });
   return {
     label: isTrace ? spec.workload : `${spec.workload}${spec.agents ? `/${spec.agents} agents` : ''}`,
     trace,
@@ -74,6 +81,7 @@ export interface SnapshotStrings {
   warmupMinutes: number;
   minutes: number;
   seed: number;
+  outputCv?: number;
 }
 
 export function buildSnapshotFromStrings(spec: SnapshotStrings): Snapshot {
@@ -86,6 +94,7 @@ export function buildSnapshotFromStrings(spec: SnapshotStrings): Snapshot {
     warmupMinutes: spec.warmupMinutes,
     minutes: spec.minutes,
     seed: spec.seed,
+    ...(spec.outputCv !== undefined ? { outputCv: spec.outputCv } : {}),
   });
 }
 
