@@ -11,14 +11,16 @@ import { join } from 'node:path';
 import { buildSnapshot, evaluatePolicy, parseSchedCost, snapshotEngineModel } from '../src/evaluate/index.js';
 import { MECHANICS_PRESETS, parseSplit } from '../src/sim/index.js';
 import { packageRoot } from '../src/common/package-root.js';
+import { EvolveConfigSchema } from '../src/evolve/engine/index.js';
 import { benchFlags, numberFlag } from './args.js';
 
 const flags = benchFlags('evaluate', 'wall and CPU time of one candidate evaluation on a 10-minute cc window with 126 agents', {
   repeat: { type: 'string', help: 'evaluations (default 5)' },
-  'sched-cost': { type: 'string', help: 'counted | measured | zero | fixed:MS (default measured)' },
+  'sched-cost': { type: 'string', help: "counted | measured | zero | fixed:MS (default: evolve's, counted)" },
 });
 const repeat = numberFlag('evaluate', 'repeat', flags.repeat, 5, { integer: true, min: 1 });
-const costSpec = flags['sched-cost'] ?? 'measured';
+// The cost model evolve evaluates candidates with by default, so the bench times what a run does.
+const costSpec = flags['sched-cost'] ?? EvolveConfigSchema.shape.schedCost.parse(undefined);
 const schedCost = parseSchedCost(costSpec);
 const source = readFileSync(join(packageRoot(), 'seeds', 'evolving-infra.js'), 'utf8');
 const t0 = process.hrtime.bigint();
