@@ -3,6 +3,7 @@ import { BLOCK_NEXT, NODE, NOT_RESIDENT, type CopyStore } from './copy-store.js'
 import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
 import { NodeSet } from './node-set.js';
 import type { MatchArrays } from './match.js';
+import { TierCounts, type SparseCounts } from './match-result.js';
 import type { PrefixMatch } from './types.js';
 
 /** A block listed on more nodes than this gets a row of node bits (holder-rows.ts): past a few copies, a word per 32 nodes beats a step per copy. */
@@ -24,9 +25,8 @@ export class SparseMatcher {
   /** Scratch per block: its nodes with a resident L1 copy, and with L1 or L2. */
   private readonly holdGpu: Int32Array;
   private readonly holdLocal: Int32Array;
-  /** The nodes whose entries the last match may have set (the first block's holders, a superset of L1's). */
-  private readonly writtenNodes: Int32Array;
-  private written = 0;
+  /** The last match's counts per tier, written per node only when a router asks for the arrays. */
+  private readonly counts: SparseCounts;
 
   constructor(
     readonly nodeCount: number,
@@ -36,18 +36,14 @@ export class SparseMatcher {
     this.localSet = new NodeSet(nodeCount);
     this.holdGpu = new Int32Array(ROW_AT + 1);
     this.holdLocal = new Int32Array(ROW_AT + 1);
-    this.writtenNodes = new Int32Array(nodeCount);
+    this.counts = { gpu: new TierCounts(nodeCount), local: new TierCounts(nodeCount) };
   }
 
   match(table: BlockTable, store: CopyStore, produced: Uint8Array, blocks: Int32Array, out: MatchArrays): PrefixMatch {
     const nodeCount = this.nodeCount;
-    const { gpu, local } = out;
-    // Only nodes that held the first block were written last time; every other entry is still 0.
-    for (let k = 0; k < this.written; k++) {
-      gpu[this.writtenNodes[k]!] = 0;
-      local[this.writtenNodes[k]!] = 0;
-    }
-    this.written = 0;
+    const { gpu, local } = this.counts;
+    gpu.reset();
+    local.reset();
     const sources = out.sourcesFor(blocks.length);
     const { gpuSet, localSet, holdGpu, holdLocal, rows } = this;
     const W = rows.words;
@@ -105,7 +101,6 @@ export class SparseMatcher {
         if (i === 0) {
           gpuSet.startFromRow(bits, row, W, false);
           localSet.startFromRow(bits, row, W, true);
-          this.written = localSet.members(this.writtenNodes);
         } else {
           gpuSet.intersectRow(bits, row, W, false, gpu, i);
           localSet.intersectRow(bits, row, W, true, local, i);
@@ -117,7 +112,6 @@ export class SparseMatcher {
       } else if (i === 0) {
         gpuSet.startFromList(holdGpu, nGpu);
         localSet.startFromList(holdLocal, nLocal);
-        this.written = localSet.members(this.writtenNodes);
       } else {
         gpuSet.intersectList(holdGpu, nGpu, gpu, i);
         localSet.intersectList(holdLocal, nLocal, local, i);
@@ -131,7 +125,7 @@ export class SparseMatcher {
     gpuSet.finish(gpu, i);
     localSet.finish(local, i);
     if (pool < 0) pool = i;
-    return { gpu, local, pool, poolSource: sources.subarray(0, pool), ideal: i };
+    return new SparseMatch(this.counts, out, pool, sources.subarray(0, pool), i);
   }
 
   /** Give the block a row, filled from its copy list; the tiers keep it current from now on. */
@@ -155,4 +149,39 @@ function firstBit(bits: Int32Array, from: number, W: number, none: number): numb
     if (x !== 0) return (w << 5) + 31 - Math.clz32(x & -x);
   }
   return none;
+}
+
+/**
+ * A sparse match: the per-node arrays are filled (a write per node) only
+ * when first read; the predicted-TTFT router reads `sparse` instead
+ * (prefill-indexed.ts). A new object per match, as routing/prefix.ts's
+ * reuse of costs keys on it.
+ */
+class SparseMatch implements PrefixMatch {
+  private filled = false;
+
+  constructor(
+    readonly sparse: SparseCounts,
+    private readonly arrays: MatchArrays,
+    readonly pool: number,
+    readonly poolSource: Int32Array,
+    readonly ideal: number,
+  ) {}
+
+  get gpu(): Int32Array {
+    this.fill();
+    return this.arrays.gpu;
+  }
+
+  get local(): Int32Array {
+    this.fill();
+    return this.arrays.local;
+  }
+
+  private fill(): void {
+    if (this.filled) return;
+    this.filled = true;
+    this.sparse.gpu.fill(this.arrays.gpu);
+    this.sparse.local.fill(this.arrays.local);
+  }
 }
