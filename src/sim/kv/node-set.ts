@@ -67,7 +67,8 @@ export class NodeSet {
       const m = mask[w]!;
       if (m === 0) continue;
       const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
-      leaving += popcount(m & ~h);
+      const d = m & ~h;
+      if (d !== 0) leaving += popcount(d);
     }
     if (leaving === 0) return;
     // Many leave at once: a level (the set as it was) instead of an entry each.
