@@ -72,6 +72,34 @@ export class TierCounts {
     this.levelValue[l] = i;
   }
 
+  /** Copy this match's entries and levels so far into `s`. */
+  save(s: SavedCounts): void {
+    const n = this.entryCount;
+    if (s.nodes.length < n) {
+      s.nodes = new Int32Array(this.nodeCount);
+      s.values = new Int32Array(this.nodeCount);
+    }
+    for (let k = 0; k < n; k++) {
+      const node = this.entries[k]!;
+      s.nodes[k] = node;
+      s.values[k] = this.val[node]!;
+    }
+    s.entryCount = n;
+    const words = this.levelCount * this.words;
+    if (s.levelBits.length < words) s.levelBits = new Int32Array(this.levelBits.length);
+    s.levelBits.set(this.levelBits.subarray(0, words));
+    if (s.levelValue.length < this.levelCount) s.levelValue = new Int32Array(this.levelValue.length);
+    s.levelValue.set(this.levelValue.subarray(0, this.levelCount));
+    s.levelCount = this.levelCount;
+  }
+
+  /** After reset(): the entries and levels `save` copied. */
+  load(s: SavedCounts): void {
+    for (let k = 0; k < s.entryCount; k++) this.set(s.nodes[k]!, s.values[k]!);
+    const W = this.words;
+    for (let l = 0; l < s.levelCount; l++) this.level(s.levelBits.subarray(l * W, (l + 1) * W), s.levelValue[l]!);
+  }
+
   /** Whether the node has its own entry this match. */
   hasEntry(node: number): boolean {
     return this.stamp[node] === this.tick;
@@ -108,6 +136,16 @@ export class TierCounts {
       out[node] = this.val[node]!;
     }
   }
+}
+
+/** A TierCounts' entries and levels, saved (match-sparse.ts). */
+export class SavedCounts {
+  nodes = new Int32Array(0);
+  values = new Int32Array(0);
+  entryCount = 0;
+  levelBits = new Int32Array(0);
+  levelValue = new Int32Array(0);
+  levelCount = 0;
 }
 
 /** What the prefill router reads of a sparse match: both tiers' counts, without per-node arrays. */

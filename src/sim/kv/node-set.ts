@@ -135,9 +135,38 @@ export class NodeSet {
     this.isMask = false;
   }
 
+  /** Copy the set's state into `s` (its own arrays, sized for this set). */
+  save(s: SavedSet): void {
+    s.count = this.count;
+    s.isMask = this.isMask;
+    if (this.isMask) s.mask.set(this.mask);
+    else s.list.set(this.list.subarray(0, this.count));
+  }
+
+  /** The state `save` copied. */
+  load(s: SavedSet): void {
+    this.count = s.count;
+    this.isMask = s.isMask;
+    if (s.isMask) this.mask.set(s.mask);
+    else this.list.set(s.list.subarray(0, s.count));
+  }
+
   private toList(): void {
     maskToList(this.mask, this.list);
     this.isMask = false;
+  }
+}
+
+/** A NodeSet's state, saved (match-sparse.ts keeps the state after the prompt's leading row blocks). */
+export class SavedSet {
+  count = 0;
+  isMask = false;
+  readonly mask: Int32Array;
+  readonly list: Int32Array;
+
+  constructor(nodeCount: number) {
+    this.mask = new Int32Array((nodeCount + 31) >>> 5);
+    this.list = new Int32Array(nodeCount);
   }
 }
 
