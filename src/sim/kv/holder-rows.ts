@@ -29,6 +29,8 @@ export class HolderRows {
   bits: Int32Array;
   private rowCount = 0;
   private freeRows: number[] = [];
+  /** Bumped whenever any row is created, released or changes a bit: a match's walk over rows may be reused while it stays (match-sparse.ts). */
+  epoch = 0;
 
   constructor(
     nodeCount: number,
@@ -45,6 +47,7 @@ export class HolderRows {
 
   /** A new, empty row for the block (which has none); returns its offset. May reallocate `bits`. */
   create(block: number): number {
+    this.epoch++;
     let r = this.freeRows.pop();
     if (r === undefined) {
       r = this.rowCount++;
@@ -65,6 +68,7 @@ export class HolderRows {
     if (block * SMALL_STRIDE < this.small.length) this.small[block * SMALL_STRIDE] = 0;
     const o = this.rowOf(block);
     if (o < 0) return;
+    this.epoch++;
     this.table.data[(block << 2) + L2_MASK] = 0;
     this.freeRows.push(o / (this.words * 2));
   }
@@ -74,6 +78,7 @@ export class HolderRows {
     this.setSmall(block, node, t, resident);
     const o = this.rowOf(block);
     if (o < 0) return;
+    this.epoch++;
     const w = o + t * this.words + (node >>> 5);
     if (resident) this.bits[w]! |= 1 << (node & 31);
     else this.bits[w]! &= ~(1 << (node & 31));

@@ -1,3 +1,5 @@
+import type { TierCounts } from './match-result.js';
+
 /** Below this many members, a set is a list; above it, a row of node bits. */
 const LIST_AT = 32;
 
@@ -6,7 +8,8 @@ const LIST_AT = 32;
  * (match-sparse.ts), shrinking block by block. Large sets are rows of bits,
  * intersected a word (32 nodes) at a time; small ones are lists, filtered a
  * member at a time. Nodes that leave get their prefix length written to
- * `out`: the position of the block they lack.
+ * `out` (match-result.ts): the position of the block they lack, one entry
+ * per node when a few leave, a level (the set before) when many leave at once.
  */
 export class NodeSet {
   count = 0;
@@ -43,7 +46,7 @@ export class NodeSet {
   }
 
   /** Keep the members holding the block (its row); the others' prefix ends at i. */
-  intersectRow(bits: Int32Array, row: number, W: number, local: boolean, out: Int32Array, i: number): void {
+  intersectRow(bits: Int32Array, row: number, W: number, local: boolean, out: TierCounts, i: number): void {
     if (this.count === 0) return;
     if (!this.isMask) {
       const list = this.list;
@@ -53,12 +56,24 @@ export class NodeSet {
         const w = node >>> 5;
         const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
         if ((h & (1 << (node & 31))) !== 0) list[kept++] = node;
-        else out[node] = i;
+        else out.set(node, i);
       }
       this.count = kept;
       return;
     }
     const mask = this.mask;
+    let leaving = 0;
+    for (let w = 0; w < W; w++) {
+      const m = mask[w]!;
+      if (m === 0) continue;
+      const h = local ? bits[row + w]! | bits[row + W + w]! : bits[row + w]!;
+      const d = m & ~h;
+      if (d !== 0) leaving += popcount(d);
+    }
+    if (leaving === 0) return;
+    // Many leave at once: a level (the set as it was) instead of an entry each.
+    const bulk = leaving > LIST_AT;
+    if (bulk) out.level(mask, i);
     for (let w = 0; w < W; w++) {
       const m = mask[w]!;
       if (m === 0) continue;
@@ -66,19 +81,34 @@ export class NodeSet {
       let dropped = m & ~h;
       if (dropped === 0) continue;
       mask[w] = m & h;
-      this.count -= popcount(dropped);
+      if (bulk) continue;
       while (dropped !== 0) {
         const bit = dropped & -dropped;
-        out[(w << 5) + 31 - Math.clz32(bit)] = i;
+        out.set((w << 5) + 31 - Math.clz32(bit), i);
         dropped ^= bit;
       }
     }
+    this.count -= leaving;
     if (this.count <= LIST_AT) this.toList();
   }
 
-  /** Keep the members among the block's holders `nodes[0..n)`; the others' prefix ends at i. */
-  intersectList(nodes: Int32Array, n: number, out: Int32Array, i: number): void {
+  /** Keep the members among the block's holders `nodes[0..n)` (each once); the others' prefix ends at i. */
+  intersectList(nodes: Int32Array, n: number, out: TierCounts, i: number): void {
     if (this.count === 0) return;
+    if (this.isMask) {
+      // A large set meets a block on a few nodes: the set as it was is a level, and the holders in it are the new set.
+      const mask = this.mask;
+      const list = this.list;
+      let kept = 0;
+      for (let k = 0; k < n; k++) {
+        const node = nodes[k]!;
+        if ((mask[node >>> 5]! & (1 << (node & 31))) !== 0) list[kept++] = node;
+      }
+      if (kept < this.count) out.level(mask, i);
+      this.count = kept;
+      this.isMask = false;
+      return;
+    }
     if (this.tick === 0x7fffffff) {
       this.seen.fill(0);
       this.tick = 0;
@@ -86,37 +116,57 @@ export class NodeSet {
     const t = ++this.tick;
     const seen = this.seen;
     for (let k = 0; k < n; k++) seen[nodes[k]!] = t;
-    if (this.isMask) this.toList();
     const list = this.list;
     let kept = 0;
     for (let k = 0; k < this.count; k++) {
       const node = list[k]!;
       if (seen[node] === t) list[kept++] = node;
-      else out[node] = i;
+      else out.set(node, i);
     }
     this.count = kept;
   }
 
-  /** Copy the members into `into`; returns how many. */
-  members(into: Int32Array): number {
-    if (!this.isMask) {
-      into.set(this.list.subarray(0, this.count));
-      return this.count;
-    }
-    // Stay a mask: intersections of a large set go a word at a time.
-    return maskToList(this.mask, into);
+  /** The members left: their prefix runs to i. */
+  finish(out: TierCounts, i: number): void {
+    if (this.isMask) {
+      if (this.count > 0) out.level(this.mask, i);
+    } else for (let k = 0; k < this.count; k++) out.set(this.list[k]!, i);
+    this.count = 0;
+    this.isMask = false;
   }
 
-  /** The members left: their prefix runs to i. */
-  finish(out: Int32Array, i: number): void {
-    if (this.isMask) this.toList();
-    for (let k = 0; k < this.count; k++) out[this.list[k]!] = i;
-    this.count = 0;
+  /** Copy the set's state into `s` (its own arrays, sized for this set). */
+  save(s: SavedSet): void {
+    s.count = this.count;
+    s.isMask = this.isMask;
+    if (this.isMask) s.mask.set(this.mask);
+    else s.list.set(this.list.subarray(0, this.count));
+  }
+
+  /** The state `save` copied. */
+  load(s: SavedSet): void {
+    this.count = s.count;
+    this.isMask = s.isMask;
+    if (s.isMask) this.mask.set(s.mask);
+    else this.list.set(s.list.subarray(0, s.count));
   }
 
   private toList(): void {
     maskToList(this.mask, this.list);
     this.isMask = false;
+  }
+}
+
+/** A NodeSet's state, saved (match-sparse.ts keeps the state after the prompt's leading row blocks). */
+export class SavedSet {
+  count = 0;
+  isMask = false;
+  readonly mask: Int32Array;
+  readonly list: Int32Array;
+
+  constructor(nodeCount: number) {
+    this.mask = new Int32Array((nodeCount + 31) >>> 5);
+    this.list = new Int32Array(nodeCount);
   }
 }
 

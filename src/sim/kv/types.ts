@@ -1,4 +1,6 @@
 /** Public types of the KV directory (design section 3, "KV tiers", "KV directory", "Eviction"). */
+import type { SparseCounts } from './match-result.js';
+
 
 /** `refcount`: count-zero copies first, then oldest last access. `lru`: last access only. */
 export type EvictionOrder = 'refcount' | 'lru';
@@ -51,6 +53,12 @@ export interface PrefixMatch {
   poolSource: Int32Array;
   /** Leading blocks that any earlier admit or addProduced ever produced, even if evicted since. */
   ideal: number;
+  /**
+   * Past 31 nodes (match-sparse.ts): the same counts as `gpu` and `local`,
+   * as a few levels and per-node exceptions (match-result.ts), readable
+   * without a pass over the nodes; reading `gpu` or `local` writes the arrays.
+   */
+  sparse?: SparseCounts;
 }
 
 export interface KvStats {

@@ -3,6 +3,7 @@ import type { PrefillTuning } from '../mechanics.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
 import { prefillCandidateIds } from './candidates.js';
+import { sparseClasses, type Classes } from './match-classes.js';
 import { costsOn, fillPlacement, lastCosts, type PrefillPlacement } from './prefix.js';
 import { waitIndex, type WaitIndex } from './wait-index.js';
 
@@ -16,8 +17,10 @@ import { waitIndex, type WaitIndex } from './wait-index.js';
  * they share the fetch time F, the predicted prefill P and the fetched
  * blocks, so their score is a function of their wait alone:
  *   g(wait) = wait + P + w * max(0, F - wait) + fetched * penalty,
- * non-decreasing for w <= 1. Up to MAX_CLASSES classes are taken (the
- * largest ones, by majority votes), so that the transient where a prefix
+ * non-decreasing for w <= 1. Up to MAX_CLASSES classes are taken: off a
+ * sparse match's levels and entries (match-classes.ts) without a pass over
+ * the nodes, or else the largest ones by majority votes over the match's
+ * arrays, so that the transient where a prefix
  * spreads over the cluster (two classes of about equal size: those that hold
  * it and those that do not yet) is covered too; the other nodes are scored
  * one by one. Within a class, only the nodes whose wait is within eps of
@@ -45,22 +48,46 @@ export function predictedTtftIndexed(
 ): PrefillPlacement | null {
   const w = tuning.fetchExcessWeight;
   if (!(w <= 1) || candidates.length < 32) return null;
-  const { ids, uniform } = prefillCandidateIds(nodes);
+  const { ids, mask, uniform } = prefillCandidateIds(nodes);
   if (!uniform || ids.length !== candidates.length) return null;
-  const { gpu: gpuOf, local: localOf, pool } = match;
+  const { pool } = match;
   const cls = scratch.classes;
-  if (scratch.oddA.length < ids.length) {
-    scratch.oddA = new Int32Array(ids.length);
-    scratch.oddB = new Int32Array(ids.length);
-  }
-  // The most common (gpu, local) pair, then the most common among the nodes off it, and so on.
-  let odd = majority(ids, ids.length, gpuOf, localOf, 0, scratch.oddA);
-  let k = 1;
-  for (; k < MAX_CLASSES && odd.count * 8 > ids.length; k++) {
-    odd = majority(odd.ids, odd.count, gpuOf, localOf, k, odd.ids === scratch.oddA ? scratch.oddB : scratch.oddA);
+  // The per-node counts: off the sparse match's levels and entries, else the match's arrays.
+  let gpuOf: (id: number) => number;
+  let localOf: (id: number) => number;
+  let odd: { ids: Int32Array; count: number };
+  let classes: number;
+  const sp = match.sparse;
+  const found = scratch.found;
+  if (sp && sparseClasses(sp, mask, MAX_CLASSES, found)) {
+    gpuOf = (id) => sp.gpu.value(id);
+    localOf = (id) => sp.local.value(id);
+    classes = found.count;
+    for (let c = 0; c < classes; c++) {
+      cls.gpu[c] = found.gpu[c]!;
+      cls.local[c] = found.local[c]!;
+    }
+    odd = scratch.odd;
+    odd.ids = found.odd;
+    odd.count = found.oddCount;
+  } else {
+    const gpuArr = match.gpu;
+    const localArr = match.local;
+    gpuOf = (id) => gpuArr[id]!;
+    localOf = (id) => localArr[id]!;
+    if (scratch.oddA.length < ids.length) {
+      scratch.oddA = new Int32Array(ids.length);
+      scratch.oddB = new Int32Array(ids.length);
+    }
+    // The most common (gpu, local) pair, then the most common among the nodes off it, and so on.
+    odd = majority(ids, ids.length, gpuArr, localArr, 0, scratch.oddA);
+    let k = 1;
+    for (; k < MAX_CLASSES && odd.count * 8 > ids.length; k++) {
+      odd = majority(odd.ids, odd.count, gpuArr, localArr, k, odd.ids === scratch.oddA ? scratch.oddB : scratch.oddA);
+    }
+    classes = k;
   }
   if (odd.count * 8 > ids.length) return null;
-  const classes = k;
   const penalty = tuning.duplicateCopyPenalty;
   // Any accepting node asks the costs of a class: one kind and engine model throughout.
   const rep = nodes[ids[0]!]!;
@@ -98,15 +125,15 @@ export function predictedTtftIndexed(
   };
   for (let i = 0; i < odd.count; i++) {
     const n = nodes[odd.ids[i]!]!;
-    const g = gpuOf[n.id]!;
-    const l = localOf[n.id]!;
+    const g = gpuOf(n.id);
+    const l = localOf(n.id);
     const hit = shared ? Math.max(l, pool) : l;
     costsOn(n, rs, match, shared, g, l, hit);
     consider(n, lastCosts.fetchSeconds, lastCosts.predictedPrefill, hit - l);
   }
   const classOf = (id: number): number => {
-    const g = gpuOf[id]!;
-    const l = localOf[id]!;
+    const g = gpuOf(id);
+    const l = localOf(id);
     for (let c = 0; c < classes; c++) if (cls.gpu[c] === g && cls.local[c] === l) return c;
     return -1;
   };
@@ -166,8 +193,8 @@ export function predictedTtftIndexed(
     if (round === 2) return null;
   }
   const node = best.node!;
-  const g = gpuOf[node.id]!;
-  const l = localOf[node.id]!;
+  const g = gpuOf(node.id);
+  const l = localOf(node.id);
   const hit = shared ? Math.max(l, pool) : l;
   return fillPlacement(node, hit, g, hit - g, hit - l, best.fetch, best.prefill);
 }
@@ -242,6 +269,8 @@ const scratch = {
   oddA: new Int32Array(0) as Int32Array,
   oddB: new Int32Array(0) as Int32Array,
   odd: { ids: new Int32Array(0) as Int32Array, count: 0 },
+  /** The classes read off a sparse match (match-classes.ts). */
+  found: { gpu: new Int32Array(MAX_CLASSES), local: new Int32Array(MAX_CLASSES), count: 0, odd: new Int32Array(0), oddCount: 0 } as Classes,
   classes: {
     gpu: new Int32Array(MAX_CLASSES),
     local: new Int32Array(MAX_CLASSES),

@@ -187,6 +187,17 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
         const got = JSON.stringify(plain(kv.match(c)));
         const want = JSON.stringify(plain(ref.match(c)));
         if (got !== want) diffs.push(`match [${c.join(',')}]: ${got} vs ${want}`);
+        // Again, with nothing changed: past 31 nodes the walk over the leading row blocks is reused (match-sparse.ts Lead).
+        const m = kv.match(c);
+        const again = JSON.stringify(plain(m));
+        if (again !== want) diffs.push(`match again [${c.join(',')}]: ${again} vs ${want}`);
+        // Past 31 nodes: the sparse view (levels and entries, match-result.ts) gives every node the same counts.
+        const sp = m.sparse;
+        if (sp) {
+          for (let n = 0; n < nodes; n++) {
+            if (sp.gpu.value(n) !== m.gpu[n] || sp.local.value(n) !== m.local[n]) diffs.push(`sparse match [${c.join(',')}] node ${n}: ${sp.gpu.value(n)}/${sp.local.value(n)} vs ${m.gpu[n]}/${m.local[n]}`);
+          }
+        }
       }
     }
     expect(diffs, `seed ${seed} step ${step}`).toEqual([]);

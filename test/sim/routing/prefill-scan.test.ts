@@ -8,6 +8,7 @@ import type { RequestState } from '../../../src/sim/request-state.js';
 import { choosePrefill, type PrefillRouterState } from '../../../src/sim/routing/prefill.js';
 import { choosePrefillScan } from '../../../src/sim/routing/prefill-scan.js';
 import { placementOn, type PrefillPlacement } from '../../../src/sim/routing/prefix.js';
+import { sparseView } from './sparse-view.js';
 
 /**
  * The scanning router must pick exactly the node the reference picks
@@ -65,6 +66,8 @@ const scenario = fc.record({
   /** Holdings from PATTERNS (a few large classes) rather than mostly none. */
   classes: fc.boolean(),
   now: fc.constantFrom(0, 10, 1234.5),
+  /** A sparse view of the counts too (what the directory gives past 31 nodes), laid out by this seed. */
+  sparse: fc.option(fc.nat()),
   routing: fc.constantFrom(...ROUTINGS),
   branch: fc.integer({ min: -1, max: 3 }),
   sticky: fc.option(fc.nat({ max: 45 })),
@@ -118,6 +121,7 @@ describe('choosePrefillScan', () => {
         });
         const pool = Math.max(Math.round(sc.poolShare * blocks), ...local);
         const match = { gpu, local, pool, poolSource: new Int32Array(0), ideal: blocks } as PrefixMatch;
+        if (sc.sparse !== null) match.sparse = sparseView(gpu, local, sc.sparse);
         const rs = { req: { inputTokens: sc.inputTokens, blocks: new Array<number>(blocks).fill(0), branch: sc.branch } } as unknown as RequestState;
         const tuning: PrefillTuning = { ...DEFAULT_PREFILL_TUNING, ...sc.tuning };
         const sessions = (): PrefillRouterState => ({ sessionNode: new Map(sc.sticky === null ? [] : [[sc.branch, sc.sticky]]) });
@@ -141,6 +145,7 @@ describe('choosePrefillScan', () => {
       dt: fc.constantFrom(0, 0, 0.05, 0.3),
       routing: fc.constantFrom<PrefillRouting>('predicted-ttft', 'predicted-ttft', 'even-load'),
       pool: fc.nat({ max: 20 }),
+      sparse: fc.option(fc.nat()),
     });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 200 }), fc.boolean(), (steps, shared) => {
@@ -172,6 +177,7 @@ describe('choosePrefillScan', () => {
             const candidates = all.filter((m) => m.acceptsPrefill);
             if (candidates.length === 0) continue;
             const match = { gpu, local, pool: Math.max(st.pool, 2), poolSource: new Int32Array(0), ideal: 20 } as PrefixMatch;
+            if (st.sparse !== null) match.sparse = sparseView(gpu, local, st.sparse);
             const want = plain(choosePrefill(st.routing, rs, candidates.map((m) => placementOn(m, rs, match, shared)), now, { sessionNode: new Map() }));
             const got = plain(choosePrefillScan(st.routing, rs, all, candidates, match, shared, now, { sessionNode: new Map() }));
             expect(got).toEqual(want);
