@@ -87,6 +87,20 @@ describe('perturb literal', () => {
     expect([...seen].sort()).toEqual(['3', '40']);
   });
 
+  it('skips a seed hashed into a PRNG and the divisor that scales its bits, keeps constants under a truncation', () => {
+    // The shapes of the lookahead seed's forecast PRNG, where a 10-minute run's winner moved 4294967296 and 1000.
+    const prng =
+      'function schedule(ctx) {\n  let t = (ctx.seed * 2654435761) ^ Math.floor(ctx.now * 1000);\n  const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;\n' +
+      '  const p = Math.floor(ctx.now * 0.5) | 0;\n  return u * 7 > p / 60 ? ctx.plan : ctx.plan;\n}';
+    const code = policy(prng);
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 80; seed++) {
+      const edit = perturbLiteral.apply(context(code), new Rng(seed))!;
+      seen.add(/^perturb literal (\S+) ->/.exec(edit.description)![1]!);
+    }
+    expect([...seen].sort()).toEqual(['0.5', '60', '7']);
+  });
+
   it('never turns an integer into zero', () => {
     const code = policy('function schedule(ctx) {\n  return Math.max(1, ctx.now);\n}');
     for (let seed = 0; seed < 100; seed++) {

@@ -39,16 +39,22 @@ export function literalSites(context: Pick<EditContext, "program">): { literal: 
  * Skipped: 0 (a multiplicative step cannot move it), array subscripts
  * `xs[0]`, a 1 added or subtracted (`i - 1`, `n + 1`, `x += 1`), and loop
  * initialisers and updates (`for (let p = 1; ...; p += 1)`). Loop bounds in
- * the test (`p < 8`) stay editable. Also skipped: bit-level constants, the
- * operands of `^ | & << >> >>>` and `Math.imul` and anything written in hex,
- * octal or binary (a PRNG's mixing constants: moving one changes the random
- * stream, not a decision, so its fitness change is noise the search chases).
+ * the test (`p < 8`) stay editable. Also skipped: bit-level constants,
+ * anything inside an operand of a mixing operation (`^ | & << >> >>>` and
+ * `Math.imul`, but not a truncation such as `x | 0` or `x >>> 0`), so also a
+ * seed hashed into a PRNG (`(ctx.seed * 2654435761) ^ Math.floor(t * 1000)`),
+ * the divisor that scales mixed bits to [0, 1) (`(h >>> 0) / 4294967296`),
+ * and anything written in hex, octal or binary. Moving one changes the random
+ * stream, not a decision, so its fitness change is noise the search chases
+ * (a 10-minute steady-cc run's winner was such an edit: 4294967296 ->
+ * 5960000000 and 1000 -> 3080 in the lookahead seed's forecast PRNG).
  */
 function isIndexLike(literal: NumericOperand, node: AnyNode, ancestors: readonly AnyNode[]): boolean {
   if (literal.value === 0) return true;
   if (/^0[xob]/i.test(literal.raw)) return true;
   const parent = ancestors[ancestors.length - 2];
-  if (parent && isBitLevel(parent, node)) return true;
+  for (let i = 0; i < ancestors.length - 1; i++) if (isMixing(ancestors[i]!)) return true;
+  if (parent?.type === 'BinaryExpression' && parent.operator === '/' && parent.right === node && containsMixing(parent.left)) return true;
   if (parent?.type === 'MemberExpression' && parent.computed && parent.property === node) return true;
   if (literal.value === 1) {
     if (parent?.type === 'BinaryExpression' && (parent.operator === '+' || parent.operator === '-')) return true;
@@ -65,10 +71,18 @@ function isIndexLike(literal: NumericOperand, node: AnyNode, ancestors: readonly
 
 const BIT_OPERATORS = new Set(['^', '|', '&', '<<', '>>', '>>>', '^=', '|=', '&=', '<<=', '>>=', '>>>=']);
 
-function isBitLevel(parent: AnyNode, node: AnyNode): boolean {
-  if ((parent.type === 'BinaryExpression' || parent.type === 'AssignmentExpression') && BIT_OPERATORS.has(parent.operator)) return true;
-  if (parent.type !== 'CallExpression' || !parent.arguments.includes(node as never)) return false;
-  const callee = parent.callee;
+const TRUNCATIONS = new Set(['|', '>>', '>>>', '|=', '>>=', '>>>=']);
+
+/** A bit operation that mixes (a PRNG's or a hash's step), not a truncation to an integer (`x | 0`, `x >>> 0`). */
+function isMixing(node: AnyNode): boolean {
+  if (node.type === 'BinaryExpression' || node.type === 'AssignmentExpression') {
+    if (!BIT_OPERATORS.has(node.operator)) return false;
+    const right = node.right;
+    const truncation = TRUNCATIONS.has(node.operator) && right.type === 'Literal' && right.value === 0;
+    return !truncation;
+  }
+  if (node.type !== 'CallExpression') return false;
+  const callee = node.callee;
   return (
     callee.type === 'MemberExpression' &&
     callee.object.type === 'Identifier' &&
@@ -76,6 +90,20 @@ function isBitLevel(parent: AnyNode, node: AnyNode): boolean {
     callee.property.type === 'Identifier' &&
     callee.property.name === 'imul'
   );
+}
+
+function containsMixing(node: AnyNode): boolean {
+  if (isMixing(node)) return true;
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item) && containsMixing(item)) return true;
+    } else if (isNode(value) && containsMixing(value)) return true;
+  }
+  return false;
+}
+
+function isNode(value: unknown): value is AnyNode {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
 function within(node: AnyNode, outer: { start: number; end: number }): boolean {
