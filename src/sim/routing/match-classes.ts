@@ -1,4 +1,5 @@
 import type { SparseCounts } from '../kv/match-result.js';
+import { popcount } from '../kv/node-set.js';
 
 /**
  * The classes of predicted-TTFT routing (prefill-indexed.ts), the nodes
@@ -69,9 +70,7 @@ export function sparseClasses(sp: SparseCounts, mask: Int32Array, maxClasses: nu
     if (counts[k]! <= 0) continue;
     const g = (k & 2) !== 0 ? gv : 0;
     const l = (k & 1) !== 0 ? lv : 0;
-    let c = 0;
-    while (c < classes && !(out.gpu[c] === g && out.local[c] === l)) c++;
-    if (c < classes) continue;
+    if (classIndex(out.gpu, out.local, classes, g, l) >= 0) continue;
     if (classes === maxClasses) return false;
     out.gpu[classes] = g;
     out.local[classes] = l;
@@ -84,9 +83,7 @@ export function sparseClasses(sp: SparseCounts, mask: Int32Array, maxClasses: nu
     const node = out.odd[k]!;
     const g = G.value(node);
     const l = L.value(node);
-    let c = 0;
-    while (c < classes && !(out.gpu[c] === g && out.local[c] === l)) c++;
-    if (c === classes) out.odd[odd++] = node;
+    if (classIndex(out.gpu, out.local, classes, g, l) < 0) out.odd[odd++] = node;
   }
   out.oddCount = odd;
   return true;
@@ -94,9 +91,8 @@ export function sparseClasses(sp: SparseCounts, mask: Int32Array, maxClasses: nu
 
 const scratch = { counts: new Int32Array(4) };
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
+/** The class of the first `count` whose pair is (g, l), or -1. */
+export function classIndex(gpu: Int32Array, local: Int32Array, count: number, g: number, l: number): number {
+  for (let c = 0; c < count; c++) if (gpu[c] === g && local[c] === l) return c;
+  return -1;
 }

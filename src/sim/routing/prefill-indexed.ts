@@ -3,7 +3,7 @@ import type { PrefillTuning } from '../mechanics.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
 import { prefillCandidateIds } from './candidates.js';
-import { sparseClasses, type Classes } from './match-classes.js';
+import { classIndex, sparseClasses, type Classes } from './match-classes.js';
 import { costsOn, fillPlacement, lastCosts, type PrefillPlacement } from './prefix.js';
 import { waitIndex, type WaitIndex } from './wait-index.js';
 
@@ -131,12 +131,7 @@ export function predictedTtftIndexed(
     costsOn(n, rs, match, shared, g, l, hit);
     consider(n, lastCosts.fetchSeconds, lastCosts.predictedPrefill, hit - l);
   }
-  const classOf = (id: number): number => {
-    const g = gpuOf(id);
-    const l = localOf(id);
-    for (let c = 0; c < classes; c++) if (cls.gpu[c] === g && cls.local[c] === l) return c;
-    return -1;
-  };
+  const classOf = (id: number): number => classIndex(cls.gpu, cls.local, classes, gpuOf(id), localOf(id));
   const ix = waitIndex(nodes);
   const visitClass = (id: number): boolean => {
     if (seen[id] === stamp) return false;
