@@ -77,14 +77,8 @@ describe('perturb literal', () => {
   it('skips bit-level constants: operands of ^ | & shifts and Math.imul, and hex literals', () => {
     const mixer =
       'function schedule(ctx) {\n  let t = (ctx.seed + 0x6d2b79f5) >>> 0;\n  t = Math.imul(t ^ (t >>> 15), t | 61);\n  t ^= 7;\n  return (t & 255) * 3 > 40 ? ctx.plan : ctx.plan;\n}';
-    const code = policy(mixer);
-    const seen = new Set<string>();
-    for (let seed = 0; seed < 60; seed++) {
-      const edit = perturbLiteral.apply(context(code), new Rng(seed))!;
-      seen.add(/^perturb literal (\S+) ->/.exec(edit.description)![1]!);
-    }
     // Only the decision's constants move: the multiplier and the threshold.
-    expect([...seen].sort()).toEqual(['3', '40']);
+    expect(movedLiterals(policy(mixer), 60)).toEqual(['3', '40']);
   });
 
   it('skips a seed hashed into a PRNG and the divisor that scales its bits, keeps constants under a truncation', () => {
@@ -92,13 +86,7 @@ describe('perturb literal', () => {
     const prng =
       'function schedule(ctx) {\n  let t = (ctx.seed * 2654435761) ^ Math.floor(ctx.now * 1000);\n  const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;\n' +
       '  const p = Math.floor(ctx.now * 0.5) | 0;\n  return u * 7 > p / 60 ? ctx.plan : ctx.plan;\n}';
-    const code = policy(prng);
-    const seen = new Set<string>();
-    for (let seed = 0; seed < 80; seed++) {
-      const edit = perturbLiteral.apply(context(code), new Rng(seed))!;
-      seen.add(/^perturb literal (\S+) ->/.exec(edit.description)![1]!);
-    }
-    expect([...seen].sort()).toEqual(['0.5', '60', '7']);
+    expect(movedLiterals(policy(prng), 80)).toEqual(['0.5', '60', '7']);
   });
 
   it('never turns an integer into zero', () => {
@@ -291,3 +279,13 @@ describe('structural mutator', () => {
     expect(() => createStructuralMutator({ maxEdits: 0 })).toThrow(RangeError);
   });
 });
+
+/** The literals perturbLiteral moves in `code` over seeds 0..seeds-1, sorted. */
+function movedLiterals(code: string, seeds: number): string[] {
+  const seen = new Set<string>();
+  for (let seed = 0; seed < seeds; seed++) {
+    const edit = perturbLiteral.apply(context(code), new Rng(seed))!;
+    seen.add(/^perturb literal (\S+) ->/.exec(edit.description)![1]!);
+  }
+  return [...seen].sort();
+}
