@@ -1,7 +1,7 @@
 import { Rng } from '../common/rng.js';
 import type { NodeHardware } from './hardware.js';
 import { priorCoefficients, type EngineCoefficients } from './learning/prior.js';
-import { IterationTruth, gpuTransferTime, kvLoadTime, restartSeconds, type DecodeShape } from './perf/index.js';
+import { IterationTruth, gpuTransferTime, kvLoadTime, rankLoadTime, restartSeconds, type DecodeShape } from './perf/index.js';
 import { coefficientsFor, kvCapacity, loadModel, loadNodeKind, type ModelProfile, type NodeKind } from './profiles/index.js';
 import type { PolicyCtx } from './policy-hook.js';
 
@@ -28,6 +28,7 @@ export function buildNodeHardware(kind: NodeKind, model: ModelProfile, seed: num
     maxDecodeBatch: kind.batch.maxDecodeRequests,
     tokensPerDecodeIteration: model.speculative.tokensAccepted,
     fetchSeconds: (peerTokens, hostTokens) => kvLoadTime(kind, model, peerTokens, hostTokens),
+    layerwiseLoad: { seconds: (tokens) => rankLoadTime(kind, model, tokens), layers: model.shape.layers },
     transferSeconds: (tokens) => gpuTransferTime(kind, model, tokens),
     restartSeconds: (u) => restartSeconds(kind, u),
   };

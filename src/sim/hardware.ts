@@ -60,6 +60,13 @@ export interface NodeHardware {
   readonly tokensPerDecodeIteration: number;
   /** Seconds to bring tokens from a peer's host memory and from host memory to GPU. */
   fetchSeconds(peerTokens: number, hostTokens: number): number;
+  /**
+   * Mechanics fetchOverlap layerwise: seconds of one merged host-to-GPU load
+   * of `tokens` on one GPU's host link, and the model's layer count it
+   * streams over. Absent on hand-made hardware; the prefill then waits as
+   * with fetchOverlap none.
+   */
+  readonly layerwiseLoad?: { seconds(tokens: number): number; readonly layers: number };
   /** Seconds to send a request's KV from its prefill GPU to its decode GPU. */
   transferSeconds(tokens: number): number;
   /** Seconds a Dynamo-style restart takes (drawn by the caller's rng). */

@@ -44,6 +44,20 @@ export const MechanicsSchema = z.strictObject({
    */
   affinityView: z.enum(['cache', 'gateway']).default('cache'),
   // ---- end cache-affinity's view ---------------------------------------------
+  // ---- how an at-start fetch meets the prefill (issue #17) --------------------
+  /**
+   * fetch at-start only. none: the batch's iteration begins with the longest
+   * fetch of its requests, the GPU idle meanwhile. layerwise: SGLang HiCache's
+   * load-back (sgl-project/sglang python/sglang/srt/managers/cache_controller.py,
+   * HiCacheController.load / start_loading): the batch's host-to-GPU loads are
+   * merged into one transfer at one GPU's host-link rate (MLA KV is whole on
+   * every TP rank) and stream in layer by layer while the forward runs, so the
+   * GPU waits only for the first layer's share and for any load time beyond
+   * the compute. See src/sim/perf/layerwise-load.ts and docs/simulator.md.
+   * none in every preset.
+   */
+  fetchOverlap: z.enum(['none', 'layerwise']).default('none'),
+  // ---- end fetch overlap ------------------------------------------------------
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
@@ -60,6 +74,7 @@ export const MECHANICS_PRESETS = {
     decodeRouting: 'least-loaded',
     decodeKv: 'unbounded',
     affinityView: 'cache',
+    fetchOverlap: 'none',
   },
   /** SGLang PD: fixed roles (a policy may still replan; the transition is then in place). */
   'sglang-pd': {
@@ -71,6 +86,7 @@ export const MECHANICS_PRESETS = {
     decodeRouting: 'round-robin',
     decodeKv: 'unbounded',
     affinityView: 'cache',
+    fetchOverlap: 'none',
   },
   dynamo: {
     transition: 'restart',
@@ -81,6 +97,7 @@ export const MECHANICS_PRESETS = {
     decodeRouting: 'round-robin',
     decodeKv: 'unbounded',
     affinityView: 'cache',
+    fetchOverlap: 'none',
   },
 } as const satisfies Record<string, Mechanics>;
 export type MechanicsPresetName = keyof typeof MECHANICS_PRESETS;

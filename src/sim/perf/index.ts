@@ -6,3 +6,4 @@ export * from './truth.js';
 export * from './transfer.js';
 export * from './restart.js';
 export * from './decode-batch.js';
+export * from './layerwise-load.js';

@@ -41,3 +41,14 @@ export function gpuTransferTime(kind: NodeKind, model: ModelProfile, tokens: num
   if (tokens <= 0) return 0;
   return kind.transfer.gpuToGpuLatency + kvBytes(model, tokens) / kind.transfer.gpuToGpuBandwidth;
 }
+
+/**
+ * Own host memory -> GPU as SGLang HiCache loads a prefill batch's prefixes
+ * (mechanics fetchOverlap layerwise): one merged transfer of all `tokens`
+ * over one GPU's host link, since MLA KV is whole on every TP rank and each
+ * rank loads all of it over its own link, in parallel with the others.
+ */
+export function rankLoadTime(kind: NodeKind, model: ModelProfile, tokens: number): number {
+  if (tokens <= 0) return 0;
+  return kind.transfer.hostToGpuLatency + kvBytes(model, tokens) / (kind.transfer.hostToGpuRankBandwidth ?? kind.transfer.hostToGpuBandwidth);
+}

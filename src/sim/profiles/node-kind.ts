@@ -21,6 +21,13 @@ export const NodeKindSchema = section({
     /** Own host memory -> GPU (restore), bytes/s and seconds of setup. */
     hostToGpuBandwidth: positive(),
     hostToGpuLatency: nonNegative(),
+    /**
+     * One GPU's own host link, bytes/s: the rate of one request's host-to-GPU
+     * load when its KV is whole on every TP rank (MLA), as SGLang HiCache
+     * loads it (mechanics fetchOverlap layerwise). Optional: without it that
+     * path uses hostToGpuBandwidth.
+     */
+    hostToGpuRankBandwidth: positive().optional(),
     /** Peer host memory -> own host -> GPU (pool fetch), effective end to end. */
     fetchBandwidth: positive(),
     fetchLatency: nonNegative(),

@@ -1,5 +1,7 @@
 import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
+import type { NodeHardware } from '../hardware.js';
+import { layerwiseWait } from '../perf/layerwise-load.js';
 import { prefillIterations } from '../prefill-chunks.js';
 import { BLOCK_TOKENS, type RequestState } from '../request-state.js';
 import { prefillCandidates } from '../routing/candidates.js';
@@ -83,15 +85,35 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
   const work = batch.map((rs) => ({ uncachedTokens: rs.uncachedTokens, cachedTokens: rs.hitTokens, restoredTokens: Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS) }));
   // A prompt longer than the iteration budget runs alone as chunked prefill, one iteration per chunk.
   let compute = 0;
+  let first = -1;
   for (const iteration of prefillIterations(work, limit)) {
     const seconds = node.hw.truth.prefillTime(iteration);
+    if (first < 0) first = seconds;
     compute += seconds;
     s.learning?.prefill(node.hw, now, iteration, seconds);
   }
+  const load = node.hw.layerwiseLoad;
+  if (atStart && load && s.opts.mechanics.fetchOverlap === 'layerwise') fetchWait = layerwiseFetchWait(node.hw, load, batch, first);
   node.prefillRunning = batch;
   node.prefillBusyUntil = now + fetchWait + compute;
   if (scoredPeriod(s, now)) s.prefillComputeSeconds += compute;
   out.push({ type: 'prefill-done', at: node.prefillBusyUntil, node: node.id, generation: node.generation });
+}
+
+/**
+ * fetchOverlap layerwise: peer reads (shared pool) end before anything can be
+ * loaded to the GPU, the longest first; then the batch's host-to-GPU loads go
+ * as one merged transfer that streams under the first iteration's layers
+ * (perf/layerwise-load.ts).
+ */
+function layerwiseFetchWait(hw: NodeHardware, load: NonNullable<NodeHardware['layerwiseLoad']>, batch: readonly RequestState[], firstIteration: number): number {
+  let peer = 0;
+  let tokens = 0;
+  for (const rs of batch) {
+    if (rs.fetchedBlocks > 0) peer = Math.max(peer, hw.fetchSeconds(rs.fetchedBlocks * BLOCK_TOKENS, 0));
+    tokens += Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS);
+  }
+  return peer + layerwiseWait(load.seconds(tokens), firstIteration, load.layers);
 }
 
 /** The token budget of one prefill batch and iteration: the plan's (batching.maxPrefillTokens), capped by the engine's. */
