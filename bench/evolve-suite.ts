@@ -6,11 +6,12 @@
  * every seed, the best static split and the window oracle.
  *
  * Arms (`--arms v2,roles`): `v2` evolves from every seed with the whole plan
- * contract; `roles` from the seeds whose code sets no plan knob (routing,
- * eviction, transitions, batching), so that no candidate can set one either
- * (no offline mutator adds a field that is not in its parent's code). Both
- * arms get the same budget, training, validation and held-out seeds, and are
- * scored in one suite run.
+ * contract and the default mix (with `knob`, which inserts plan knobs);
+ * `roles` from the seeds whose code sets no plan knob (routing, eviction,
+ * transitions, batching), with the mix that leaves `knob` out, so that no
+ * candidate can set one either (no other offline mutator adds a field that is
+ * not in its parent's code). Both arms get the same budget, training,
+ * validation and held-out seeds, and are scored in one suite run.
  *
  * Budget: `--minutes M` of wall per arm and scenario (default 10), or
  * `--iterations N` (then no wall limit): the same candidates on any machine
@@ -26,7 +27,7 @@ import { runCli } from '../src/cli/main.js';
 import type { CliIO } from '../src/cli/io.js';
 import { packageRoot } from '../src/common/package-root.js';
 import { DEFAULT_SCHED_COST, parseSchedCost } from '../src/evaluate/index.js';
-import { DEFAULT_OFFLINE_MIX } from '../src/evolve/mutators/index.js';
+import { DEFAULT_OFFLINE_MIX, ROLES_ONLY_OFFLINE_MIX } from '../src/evolve/mutators/index.js';
 import { listScenarios, loadScenario } from '../src/scenario/index.js';
 import { OracleCache, runSuite, SuitePool } from '../src/suite/index.js';
 import { benchFlags, benchUsageExit, numberFlag } from './args.js';
@@ -80,6 +81,8 @@ const seeds = readdirSync(seedsDir)
   .map((f) => ({ name: f.replace(/\.js$/, ''), source: readFileSync(join(seedsDir, f), 'utf8') }));
 /** Each arm's seeds folder: all seeds for v2, those that set no knob for roles. */
 const armSeeds: Record<Arm, string> = { v2: seedsDir, roles: join(out, 'seeds-roles-only') };
+/** Each arm's mutators: the roles-only arm without knob insertion (the only mutator that adds a plan field). */
+const armMix: Record<Arm, string> = { v2: DEFAULT_OFFLINE_MIX, roles: ROLES_ONLY_OFFLINE_MIX };
 if (arms.includes('roles')) {
   rmSync(armSeeds.roles, { recursive: true, force: true });
   mkdirSync(armSeeds.roles, { recursive: true });
@@ -96,10 +99,10 @@ try {
     for (const arm of arms) {
       const db = join(out, `${name}-${arm}.db`);
       for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-      process.stderr.write(`\n== ${name} (${arm}): evolve, ${iterations !== undefined ? `${iterations} iterations` : `${minutes} min`} (${DEFAULT_OFFLINE_MIX}, validation seeds ${validateSeeds}) ==\n`);
+      process.stderr.write(`\n== ${name} (${arm}): evolve, ${iterations !== undefined ? `${iterations} iterations` : `${minutes} min`} (${armMix[arm]}, validation seeds ${validateSeeds}) ==\n`);
       const summary = JSON.parse(
         await cli([
-          'evolve', '--scenario', name, '--validate-seeds', validateSeeds, ...budget, '--seeds', armSeeds[arm],
+          'evolve', '--scenario', name, '--validate-seeds', validateSeeds, ...budget, '--seeds', armSeeds[arm], '--mutator', armMix[arm],
           '--threads', String(threads), '--candidate-wall-ms', candidateWallMs, '--db', db, '--json', ...(windowMin ? ['--window-min', windowMin] : []),
           ...(flags['no-pipeline'] ? ['--no-pipeline'] : []),
         ]),
@@ -127,7 +130,7 @@ try {
 
 printReport(rows, {
   budget: iterations !== undefined ? `${iterations} iterations` : `${minutes} min of wall`,
-  mix: DEFAULT_OFFLINE_MIX,
+  mix: arms.map((a) => `${a}: ${armMix[a]}`).join('; '),
   threads,
   validateSeeds,
   heldOut,

@@ -87,7 +87,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--batch <n>', 'candidates per iteration (default: worker threads)', intOption('--batch', 1, 256))
     .option('--threads <n>', 'evaluation worker threads (default: cores)', intOption('--threads', 1, 256))
     .option('--no-pipeline', 'one batch in the pool at a time (default: the next iteration is proposed and sent while one runs)')
-    .option('--mutator <spec>', 'structural | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
+    .option('--mutator <spec>', 'structural | knob | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
     .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
     .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--sched-cost <counted|measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'counted')

@@ -1,6 +1,7 @@
 import { UsageError } from '../../common/errors.js';
 import {
   createCrossoverMutator,
+  createKnobMutator,
   createLlmMutator,
   createMixedMutator,
   createStructuralMutator,
@@ -25,7 +26,7 @@ export interface BuildMutatorOptions {
 }
 
 /**
- * `structural`, `llm`, `tune`, `crossover` or a `mix:` of them; the llm
+ * `structural`, `llm`, `tune`, `crossover`, `knob` or a `mix:` of them; the llm
  * mutator fails at once without an endpoint; `tune` needs a tuner (an
  * evolution run's evaluator pool), refused as a usage error without one.
  */
@@ -42,6 +43,9 @@ export function buildMutator(config: Pick<EvolveConfig, 'mutator' | 'llm'>, opti
           return createTuneMutator(options.tuner, { replays: options.tuneReplays });
         case 'crossover':
           return createCrossoverMutator();
+        case 'knob':
+          // One parse and one splice: cheap enough for the caller's thread, unlike structural's retries.
+          return createKnobMutator();
         default:
           return structural();
       }

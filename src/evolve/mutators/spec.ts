@@ -1,14 +1,23 @@
 import { UsageError } from '../../common/errors.js';
 
-export type MutatorName = 'structural' | 'llm' | 'tune' | 'crossover';
-const NAMES: readonly MutatorName[] = ['structural', 'llm', 'tune', 'crossover'];
+export type MutatorName = 'structural' | 'llm' | 'tune' | 'crossover' | 'knob';
+const NAMES: readonly MutatorName[] = ['structural', 'llm', 'tune', 'crossover', 'knob'];
 
 /**
  * The default offline mix of `evolve`: mostly structural edits, constant
- * tuning for a third (each tuning run costs several replays), and a little
- * function-level crossover.
+ * tuning for a third (each tuning run costs several replays), a little
+ * function-level crossover, and knob insertion (contract v2: the only edit
+ * that adds a plan field the parent does not set) for about one candidate in
+ * seven, taken from the structural share.
  */
-export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.6,tune=0.3,crossover=0.1';
+export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.45,knob=0.15,tune=0.3,crossover=0.1';
+
+/**
+ * The default mix without knob insertion (its share back to structural; the
+ * default before it existed): from seeds that set no knob, no candidate can
+ * set one (bench/evolve-suite's roles-only arm).
+ */
+export const ROLES_ONLY_OFFLINE_MIX = 'mix:structural=0.6,tune=0.3,crossover=0.1';
 
 /**
  * The --mutator flag: `structural`, `llm`, `tune`, `crossover`, or `mix:llm=0.7,structural=0.3`.
@@ -18,7 +27,7 @@ export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.6,tune=0.3,crossover=0.1';
 export function parseMutatorSpec(spec: string): { name: MutatorName; weight: number }[] {
   const text = spec.trim();
   if (isName(text)) return [{ name: text, weight: 1 }];
-  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm, tune, crossover or mix:NAME=WEIGHT,...`);
+  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm, tune, crossover, knob or mix:NAME=WEIGHT,...`);
   const parts: { name: MutatorName; weight: number }[] = [];
   for (const item of text.slice('mix:'.length).split(',')) {
     const match = /^\s*([a-z]+)\s*=\s*([^\s,]+)\s*$/.exec(item);
