@@ -29,6 +29,8 @@ export type SnapshotEngineModel = Record<string, EngineCoefficients>;
 
 /** The reference replay's cap in windows after the warm-up, as evaluatePolicy's default. */
 const REFERENCE_CAP_FACTOR = 4;
+/** Simulated seconds between two checks of whether the reference replay's model has settled (the learner's window). */
+const SETTLED_CHECK_SECONDS = 10;
 /** Models kept per process (the snapshots of a run, a suite, tests); the oldest goes first. */
 const CACHE_LIMIT = 64;
 
@@ -81,27 +83,26 @@ export function givenCluster(
 }
 
 /**
- * The reference replay: to the end of the warm-up, and on to the end of the
- * work only if some kind has not converged by then (online learning goes on
- * after the warm-up). Its learning result holds each kind's model as it stood.
+ * The reference replay: on until the model can no longer change
+ * (Simulator.modelSettled: every phase converged, or the open ones can get
+ * no sample any more), at the latest to the end of the work (online
+ * learning goes on after the warm-up). Its learning result holds each
+ * kind's model as it stood, which is the model at the end of the work: a
+ * phase's model changes only when its fit converges.
  */
 function learnOnce(snapshot: Snapshot): SnapshotEngineModel {
-  const run = (toEnd: boolean) => {
-    const source = createTraceSource(snapshot.trace, { name: snapshot.label });
-    const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, source.model, snapshot.seed);
-    const sim = new Simulator({
-      hardware,
-      ...replayOptions(snapshot),
-      source,
-      scoredSeconds: snapshot.windowSeconds * REFERENCE_CAP_FACTOR,
-      policyModel,
-      stopWhenDrained: true,
-    });
-    if (!toEnd) sim.advanceTo(snapshot.warmupSeconds);
-    return toEnd ? sim.run() : sim.finish();
-  };
-  let learning = run(false).learning;
-  if (learning.convergedAtSeconds === null) learning = run(true).learning;
+  const source = createTraceSource(snapshot.trace, { name: snapshot.label });
+  const { hardware, policyModel } = buildCluster(snapshot.nodeKinds, source.model, snapshot.seed);
+  const sim = new Simulator({
+    hardware,
+    ...replayOptions(snapshot),
+    source,
+    scoredSeconds: snapshot.windowSeconds * REFERENCE_CAP_FACTOR,
+    policyModel,
+    stopWhenDrained: true,
+  });
+  for (let t = 0; sim.advanceTo(t) && !sim.modelSettled; t += SETTLED_CHECK_SECONDS);
+  const learning = sim.finish().learning;
   const model: SnapshotEngineModel = {};
   for (const [kind, k] of Object.entries(learning.byKind)) model[kind] = { prefill: { ...k.current.prefill }, decode: { ...k.current.decode } };
   return model;

@@ -62,3 +62,22 @@ function endCollocation(s: SimState, now: number, out: SimEvent[]): void {
   }
   afterCapacityChange(s, now, out);
 }
+
+/**
+ * Whether the engine model can no longer change in this run, so a run kept
+ * only for its model may stop. A phase's model changes only when its fit
+ * converges, and then never again; a fit needs samples. So it is settled when
+ * every phase converged, or when the open ones never got a sample and no node
+ * of their kind can run that phase again: roles move only through a policy's
+ * plans, membership changes and the learning phase, so none of these may be
+ * left to come, and no switch may be in flight.
+ */
+export function modelSettled(s: SimState): boolean {
+  if (!s.learning) return true;
+  const open = s.learning.learner.openPhases();
+  if (open.length === 0) return true;
+  if (open.some((p) => p.sampled) || s.opts.policy || s.collocating) return false;
+  if ((s.opts.membership ?? []).some((m) => m.at >= s.now)) return false;
+  for (const n of s.nodes) if (n.status !== 'active' || n.role !== n.targetRole || n.role !== s.desiredRoles[n.id]) return false;
+  return !open.some((p) => s.nodes.some((n) => n.hw.kind === p.kind && (p.phase === 'prefill' ? n.servesPrefill : n.servesDecode)));
+}

@@ -5,7 +5,7 @@ import type { EventQueue } from './event-queue.js';
 import { createEventQueue, type SimEvent } from './events.js';
 import { KvDirectory, MAX_NODES } from './kv/index.js';
 import { ClusterLearning, givenLearningResult, type LearningResult } from './learning/index.js';
-import { beginLearning, engineFor, onLearn } from './learning-driver.js';
+import { beginLearning, engineFor, modelSettled, onLearn } from './learning-driver.js';
 import { PlanSchema } from '../policy/schema.js';
 import { applyPlanKnobs, initialKnobs, type Knobs } from './mechanics.js';
 import { MetricsRecorder, type SimMetrics, type SliceMetrics, type TransitionRecord } from './metrics.js';
@@ -121,6 +121,11 @@ export class Simulator {
   /** True while every node serves both phases so that the engine can learn its iteration-time model. */
   get learningPhase(): boolean {
     return this.s.collocating;
+  }
+
+  /** True once the engine model can no longer change in this run (learning-driver.ts): a run kept for its model may stop. */
+  get modelSettled(): boolean {
+    return modelSettled(this.s);
   }
 
   /** True once the end time is reached (or, with stopWhenDrained, the work is done). */

@@ -195,6 +195,20 @@ export class OnlineLearner {
   }
 
   /**
+   * Each kind's phases that have not converged, with whether any sample was
+   * ever recorded for them: such a phase's fit needs minSamples samples, so
+   * one that never got any keeps its prior until it gets some.
+   */
+  openPhases(): { kind: string; phase: 'prefill' | 'decode'; sampled: boolean }[] {
+    const open: { kind: string; phase: 'prefill' | 'decode'; sampled: boolean }[] = [];
+    for (const k of this.kinds.values()) {
+      if (k.prefill.convergedAt === null) open.push({ kind: k.setup.kind, phase: 'prefill', sampled: k.prefill.recorded > 0 });
+      if (k.decode.convergedAt === null) open.push({ kind: k.setup.kind, phase: 'decode', sampled: k.decode.recorded > 0 });
+    }
+    return open;
+  }
+
+  /**
    * One prefill iteration of a node of `kind`: its batch and what it took.
    * Until the prefill fit converges it is a fitting sample; afterwards only
    * its workload is measured, and the model's prediction is returned (else null).
