@@ -2,6 +2,7 @@ import { buildReport, type CalibrationReport } from './report.js';
 import { defaultSettings, planRuns, selectGroups, type RunSettings, type RunSpec } from './plan.js';
 import { runAll } from './pool.js';
 import { checkRun, type RunOutcome } from './run-one.js';
+import { checkSeeds } from './seeds.js';
 import { loadTargets } from './targets.js';
 import type { Targets } from './targets-schema.js';
 
@@ -10,7 +11,7 @@ export interface CalibrateOptions {
   targetsFile?: string;
   /** Comma-separated group names (see groupNames); all groups when absent. */
   only?: string;
-  /** Override the targets' warm-up / scored minutes / seed (tests use short runs). */
+  /** Override the targets' warm-up / scored minutes / seeds (--seeds; tests use short runs). */
   settings?: Partial<RunSettings>;
   threads?: number;
   onRunDone?: (spec: RunSpec, outcome: RunOutcome, done: number, total: number) => void;
@@ -31,6 +32,7 @@ export async function calibrate(options: CalibrateOptions = {}): Promise<Calibra
   const targets = loadTargets(options.targetsFile);
   const selection = selectGroups(targets, options.only);
   const settings = { ...defaultSettings(targets), ...options.settings };
+  settings.seeds = checkSeeds(settings.seeds);
   const specs = planRuns(targets, selection, settings);
   for (const spec of specs) checkRun(spec);
   const started = performance.now();

@@ -59,3 +59,28 @@ export function summarizeLearning(items: readonly (Learning | null)[]): ModelErr
   };
 }
 
+
+/**
+ * The model error of a calibration over several seeds: each seed's summary
+ * (over its own runs) averaged over the seeds, so that the figures keep
+ * their one-seed meaning; the slowest convergence would otherwise grow with
+ * the number of runs alone. `runs` counts the runs of all seeds.
+ */
+export function combineModelErrors(perSeed: readonly (ModelError | null)[]): ModelError | null {
+  const have = perSeed.filter((x): x is ModelError => x !== null);
+  if (have.length === 0) return null;
+  const mean = (pick: (m: ModelError) => number | null): number | null => {
+    const xs = have.map(pick).filter((x): x is number => x !== null);
+    return xs.length ? round(xs.reduce((a, b) => a + b, 0) / xs.length, 3) : null;
+  };
+  return {
+    runs: have.reduce((a, m) => a + m.runs, 0),
+    mapePct: {
+      prefillSingle: mean((m) => m.mapePct.prefillSingle),
+      prefillBatch: mean((m) => m.mapePct.prefillBatch),
+      decode: mean((m) => m.mapePct.decode),
+      mean: mean((m) => m.mapePct.mean),
+    },
+    convergedAtSeconds: mean((m) => m.convergedAtSeconds),
+  };
+}

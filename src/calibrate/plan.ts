@@ -19,15 +19,18 @@ export interface RunSpec {
   seed: number;
 }
 
-/** Durations and seed of every run; the targets file's setup unless a caller (tests) shortens them. */
+/**
+ * Durations of every run and the workload seeds each run is repeated with;
+ * the targets file's setup unless a caller (--seeds, tests) overrides them.
+ */
 export interface RunSettings {
   warmupMinutes: number;
   minutes: number;
-  seed: number;
+  seeds: number[];
 }
 
 export function defaultSettings(t: Targets): RunSettings {
-  return { warmupMinutes: t.setup.warmupMinutes, minutes: t.setup.scoredMinutes, seed: t.setup.seed };
+  return { warmupMinutes: t.setup.warmupMinutes, minutes: t.setup.scoredMinutes, seeds: [...t.setup.seeds] };
 }
 
 /** Which groups (sweeps, tables, micro) to run. */
@@ -65,38 +68,45 @@ export function canonicalMechanics(spec: string): string {
   return Object.keys(MechanicsSchema.shape).map((key) => m[key]).join('/');
 }
 
-export function makeRun(t: Targets, s: RunSettings, workload: string, agents: number, split: string, mechanics: string): RunSpec {
-  const base = { workload, agents, split, mechanics, nodes: t.setup.nodes, nodeKind: t.setup.nodeKind, ...s };
-  const key = [workload, agents, split, canonicalMechanics(mechanics), base.nodes, base.nodeKind, s.warmupMinutes, s.minutes, s.seed].join('|');
+/** One run with one seed of the list (the key holds the seed, so each seed is its own run). */
+export function makeRun(t: Targets, s: RunSettings, seed: number, workload: string, agents: number, split: string, mechanics: string): RunSpec {
+  const base = { workload, agents, split, mechanics, nodes: t.setup.nodes, nodeKind: t.setup.nodeKind, warmupMinutes: s.warmupMinutes, minutes: s.minutes, seed };
+  const key = [workload, agents, split, canonicalMechanics(mechanics), base.nodes, base.nodeKind, s.warmupMinutes, s.minutes, seed].join('|');
   return { key, ...base };
 }
 
-export function sweepRuns(t: Targets, s: RunSettings, sweepId: string): RunSpec[] {
+export function sweepRuns(t: Targets, s: RunSettings, seed: number, sweepId: string): RunSpec[] {
   const sweep = t.sweeps.find((x) => x.id === sweepId)!;
-  return allSplits(t.setup.nodes).map((split) => makeRun(t, s, sweep.workload, sweep.agents, split, sweep.mechanics));
+  return allSplits(t.setup.nodes).map((split) => makeRun(t, s, seed, sweep.workload, sweep.agents, split, sweep.mechanics));
 }
 
-export function tableRun(t: Targets, s: RunSettings, tableId: string, columnId: string): RunSpec {
+export function tableRun(t: Targets, s: RunSettings, seed: number, tableId: string, columnId: string): RunSpec {
   const table = t.tables.find((x) => x.id === tableId)!;
   const column = table.columns.find((c) => c.id === columnId)!;
-  return makeRun(t, s, table.workload, table.agents, table.split, column.mechanics);
+  return makeRun(t, s, seed, table.workload, table.agents, table.split, column.mechanics);
 }
 
-/** The distinct runs a selection needs, heaviest workloads first so that the pool ends evenly. */
+/**
+ * The distinct runs a selection needs, for every seed of the settings: a
+ * group's runs for all seeds together, the groups in file order (heaviest
+ * workloads first) so that the pool ends evenly.
+ */
 export function planRuns(t: Targets, sel: Selection, s: RunSettings): RunSpec[] {
   const runs = new Map<string, RunSpec>();
   const add = (r: RunSpec): void => {
     if (!runs.has(r.key)) runs.set(r.key, r);
   };
-  for (const id of sel.sweeps) sweepRuns(t, s, id).forEach(add);
-  for (const id of sel.tables) for (const c of t.tables.find((x) => x.id === id)!.columns) add(tableRun(t, s, id, c.id));
+  for (const id of sel.sweeps) for (const seed of s.seeds) sweepRuns(t, s, seed, id).forEach(add);
+  for (const id of sel.tables) for (const c of t.tables.find((x) => x.id === id)!.columns) for (const seed of s.seeds) add(tableRun(t, s, seed, id, c.id));
   if (sel.micro) {
     for (const m of t.micro) {
       const ms = m.measure;
-      if (ms.kind === 'table-run') add(tableRun(t, s, ms.table, ms.column));
-      else if (ms.kind === 'sweep-run') {
-        const sweep = t.sweeps.find((x) => x.id === ms.sweep)!;
-        add(makeRun(t, s, sweep.workload, sweep.agents, ms.split, sweep.mechanics));
+      for (const seed of s.seeds) {
+        if (ms.kind === 'table-run') add(tableRun(t, s, seed, ms.table, ms.column));
+        else if (ms.kind === 'sweep-run') {
+          const sweep = t.sweeps.find((x) => x.id === ms.sweep)!;
+          add(makeRun(t, s, seed, sweep.workload, sweep.agents, ms.split, sweep.mechanics));
+        }
       }
     }
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_NODES } from '../sim/index.js';
+import { SeedListSchema } from './seeds.js';
 
 /**
  * The calibration targets file (evaluator/calibration/targets.json): the
@@ -97,19 +98,33 @@ const MicroSchema = z.strictObject({
   measure: MeasureSchema,
 });
 
+/**
+ * How the runs are set up. `seeds`: the workload seeds every figure is
+ * averaged over; `seed` (one seed) is what older files have and still reads
+ * as a list of one. Giving both is an error, so a file says its seeds once.
+ */
+const SetupSchema = z
+  .strictObject({
+    ...comment,
+    nodes: z.number().int().min(2).max(MAX_NODES),
+    nodeKind: z.string().min(1),
+    warmupMinutes: z.number().min(0),
+    scoredMinutes: z.number().positive(),
+    seeds: SeedListSchema.optional(),
+    seed: z.number().int().min(0).optional(),
+  })
+  .superRefine((s, ctx) => {
+    if (s.seeds !== undefined && s.seed !== undefined) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'give seeds or seed, not both' });
+    if (s.seeds === undefined && s.seed === undefined) ctx.addIssue({ code: 'custom', path: ['seeds'], message: 'missing: the workload seeds, e.g. [1, 2, 3]' });
+  })
+  .transform(({ seed, seeds, ...rest }) => ({ ...rest, seeds: seeds ?? [seed!] }));
+
 export const TargetsSchema = z
   .strictObject({
     ...comment,
     /** Where the figures come from. */
     source: z.string().min(1),
-    setup: z.strictObject({
-      ...comment,
-      nodes: z.number().int().min(2).max(MAX_NODES),
-      nodeKind: z.string().min(1),
-      warmupMinutes: z.number().min(0),
-      scoredMinutes: z.number().positive(),
-      seed: z.number().int().min(0),
-    }),
+    setup: SetupSchema,
     /** Tolerance per metric; metrics without one are reported only. */
     targets: z.strictObject({ ...comment }).catchall(ToleranceSchema),
     bestSplit: z.strictObject({ ...comment, maxNodesAway: z.number().int().min(0), maxThroughputGap: z.number().min(0) }),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CALIBRATION_DOC, calibrate, renderMarkdown, replaceCalibrationSection, reportGrids, reportJson, type CalibrationRun } from '../calibrate/index.js';
+import { CALIBRATION_DOC, calibrate, parseSeedList, renderMarkdown, replaceCalibrationSection, reportGrids, reportJson, type CalibrationRun } from '../calibrate/index.js';
 import { InputError, UsageError } from '../common/errors.js';
 import { writeFileAtomic, type CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
@@ -16,6 +16,7 @@ interface CalibrateFlags {
   warmupMin?: number;
   minutes?: number;
   seed?: number;
+  seeds?: string;
   targets?: string;
 }
 
@@ -23,20 +24,23 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
   program
     .command('calibrate')
     .description('Run the calibration rows of CALIBRATION.md (static-split sweeps, fixed-4P5D tables, micro figures) and compare with the published figures')
-    .option('--json', 'print one JSON object {rows, sweeps, modelError}', false)
+    .option('--json', 'print one JSON object {seeds, rows, sweeps, modelError}', false)
     .option('--markdown', 'print the tables as markdown (what --update-docs writes)', false)
     .option('--only <names>', 'run only these groups (comma-separated sweep or table ids, or micro)')
     .option('--update-docs [file]', `rewrite the calibration table between its markers (default ${CALIBRATION_DOC})`)
     .option('--threads <n>', 'worker threads (default: the machine\'s cores; 1 runs in this thread)', intOption('--threads', 1, 64))
     .option('--warmup-min <m>', 'override the warm-up minutes of every run (not the calibration setup)', floatOption('--warmup-min', 0))
     .option('--minutes <m>', 'override the scored minutes of every run (not the calibration setup)', floatOption('--minutes', 1e-9))
-    .option('--seed <n>', 'override the seed of every run', intOption('--seed', 0))
+    .option('--seeds <list>', 'workload seeds, comma-separated (e.g. 1,2,3); every figure is the mean over them (default: the targets file\'s setup.seeds)')
+    .option('--seed <n>', 'one seed: the same as --seeds N', intOption('--seed', 0))
     .option('--targets <file>', 'a targets file other than evaluator/calibration/targets.json')
     .action(async (flags: CalibrateFlags) => {
       if (flags.json && flags.markdown) throw new UsageError('give --json or --markdown, not both');
-      const overridden = flags.only !== undefined || flags.warmupMin !== undefined || flags.minutes !== undefined || flags.seed !== undefined || flags.targets !== undefined;
+      if (flags.seed !== undefined && flags.seeds !== undefined) throw new UsageError('give --seeds or --seed, not both');
+      const seeds = flags.seeds !== undefined ? parseSeedList(flags.seeds) : flags.seed !== undefined ? [flags.seed] : undefined;
+      const overridden = flags.only !== undefined || flags.warmupMin !== undefined || flags.minutes !== undefined || seeds !== undefined || flags.targets !== undefined;
       if (flags.updateDocs !== undefined && overridden) {
-        throw new UsageError('--update-docs writes the full calibration: drop --only, --warmup-min, --minutes, --seed and --targets');
+        throw new UsageError('--update-docs writes the full calibration: drop --only, --warmup-min, --minutes, --seeds, --seed and --targets');
       }
       const doc = flags.updateDocs === true ? CALIBRATION_DOC : flags.updateDocs;
       // Check the file's markers before the long run, not after it.
@@ -49,7 +53,7 @@ export function registerCalibrateCommand(program: Command, io: CliIO): void {
         settings: {
           ...(flags.warmupMin !== undefined ? { warmupMinutes: flags.warmupMin } : {}),
           ...(flags.minutes !== undefined ? { minutes: flags.minutes } : {}),
-          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+          ...(seeds !== undefined ? { seeds } : {}),
         },
         onRunDone: (spec, outcome, done, total) =>
           (bar ??= progressBar(io, 'calibrate', total, { unit: 'runs' })).update(done, `${spec.workload} ${spec.agents} agents ${spec.split} ${spec.mechanics} (${outcome.wallSeconds.toFixed(1)} s)`),
@@ -77,9 +81,15 @@ function setupLine(run: CalibrationRun): string {
   const { setup } = run.targets;
   const s = run.settings;
   return (
-    `${setup.nodes} x ${setup.nodeKind}, closed loop, warm-up ${s.warmupMinutes} min, scored minutes ${s.warmupMinutes} to ${s.warmupMinutes + s.minutes}, seed ${s.seed}; ` +
+    `${setup.nodes} x ${setup.nodeKind}, closed loop, warm-up ${s.warmupMinutes} min, scored minutes ${s.warmupMinutes} to ${s.warmupMinutes + s.minutes}, ${seedsPhrase(s.seeds)}; ` +
     `${run.runs} simulation runs in ${run.wallSeconds.toFixed(1)} s wall`
   );
+}
+
+/** `seed 1`, or `seeds 1, 2, 3 (figures are means over them, ± the standard deviation)`. */
+function seedsPhrase(seeds: readonly number[]): string {
+  if (seeds.length === 1) return `seed ${seeds[0]}`;
+  return `seeds ${seeds.join(', ')} (every figure is the mean over the ${seeds.length} seeds, ± their standard deviation)`;
 }
 
 function modelErrorLine(run: CalibrationRun): string {
@@ -88,7 +98,7 @@ function modelErrorLine(run: CalibrationRun): string {
   const p = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
   return (
     `iteration-time model error over ${me.runs} runs: mean ${p(me.mapePct.mean)} (prefill single ${p(me.mapePct.prefillSingle)}, batch ${p(me.mapePct.prefillBatch)}, decode ${p(me.mapePct.decode)})` +
-    `${me.convergedAtSeconds !== null ? `; converged by ${me.convergedAtSeconds.toFixed(0)} s` : ''}`
+    `${me.convergedAtSeconds !== null ? `; converged by ${me.convergedAtSeconds.toFixed(0)} s${run.settings.seeds.length > 1 ? ' (slowest run of each seed, mean over the seeds)' : ''}` : ''}`
   );
 }
 

@@ -49,8 +49,8 @@ describe('autopoiesis calibrate: bad input', () => {
 });
 
 describe('autopoiesis calibrate: a short end-to-end run', () => {
-  it('runs one table and prints {rows, sweeps, modelError} with exactly the documented keys', async () => {
-    const r = await cli(['calibrate', '--only', 'cc126-fetch', '--json', ...SHORT], true);
+  it('runs one table and prints {seeds, rows, sweeps, modelError} with exactly the documented keys', async () => {
+    const r = await cli(['calibrate', '--only', 'cc126-fetch', '--json', '--seed', '1', ...SHORT], true);
     expect(r.code).toBe(0);
     // On a terminal: progress per run (k/N runs, the run, an ETA), cleared at the end.
     expect(r.stderr).toMatch(/^\rcalibrate \[#+\.*\] +50% 1\/2 runs, cc /);
@@ -59,12 +59,16 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
-    expect(Object.keys(out).sort()).toEqual(['modelError', 'rows', 'sweeps']);
+    expect(Object.keys(out).sort()).toEqual(['modelError', 'rows', 'seeds', 'sweeps']);
+    expect(out.seeds).toEqual([1]);
     expect(out.sweeps).toEqual([]);
     expect(out.rows).toHaveLength(12);
     for (const row of out.rows) {
-      expect(Object.keys(row).sort()).toEqual(['id', 'metric', 'published', 'relError', 'simulated']);
+      expect(Object.keys(row).sort()).toEqual(['id', 'max', 'metric', 'min', 'perSeed', 'published', 'relError', 'sd', 'seedsMet', 'simulated']);
       expect(Number.isFinite(row.simulated)).toBe(true);
+      // One seed: the mean is that seed's value, with no spread.
+      expect(row.perSeed).toEqual([row.simulated]);
+      expect(row.sd).toBe(0);
     }
     expect(out.rows[0]).toMatchObject({ id: 'cc126-fetch.at-start.throughput', metric: 'throughput', published: 4.62 });
     const thr = out.rows[0];
@@ -73,7 +77,7 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
   });
 
   it('text output has the table and the count of targets met', async () => {
-    const r = await cli(['calibrate', '--only', 'cc126-4p5d', ...SHORT]);
+    const r = await cli(['calibrate', '--only', 'cc126-4p5d', '--seeds', '1', ...SHORT]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^calibration: 9 x gb300, closed loop, warm-up 1 min, scored minutes 1 to 3, seed 1; 2 simulation runs/);
     expect(r.stdout).toContain('cache-affinity routing  throughput (req/s)');
@@ -84,12 +88,23 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
   });
 
   it.skipIf(!existsSync('dist/src/calibrate/worker.js'))('runs a sweep on worker threads: 8 splits, the published split among them', async () => {
-    const run = await calibrate({ only: 'putnam-evolving-infra', threads: 2, settings: { warmupMinutes: 1, minutes: 2 } });
+    const run = await calibrate({ only: 'putnam-evolving-infra', threads: 2, settings: { warmupMinutes: 1, minutes: 2, seeds: [1] } });
     expect(run.runs).toBe(8);
-    const json = reportJson(run.report) as { sweeps: { id: string; publishedBest: string; simulatedBest: string; throughputBySplit: Record<string, number> }[] };
+    const json = reportJson(run.report) as { sweeps: { id: string; publishedBest: string; simulatedBest: string; throughputBySplit: Record<string, number>; bestBySeed: string[] }[] };
     expect(json.sweeps).toHaveLength(1);
     const s = json.sweeps[0]!;
-    expect(Object.keys(s).sort()).toEqual(['id', 'publishedBest', 'simulatedBest', 'throughputBySplit']);
+    expect(Object.keys(s).sort()).toEqual([
+      'bestBySeed',
+      'id',
+      'publishedBest',
+      'seedsAgreeing',
+      'simulatedBest',
+      'throughputBySplit',
+      'throughputGap',
+      'throughputGapSd',
+      'throughputSdBySplit',
+    ]);
+    expect(s.bestBySeed).toEqual([s.simulatedBest]);
     expect(Object.keys(s.throughputBySplit)).toEqual(['1P8D', '2P7D', '3P6D', '4P5D', '5P4D', '6P3D', '7P2D', '8P1D']);
     expect(s.publishedBest).toBe('2P7D');
     expect(Object.values(s.throughputBySplit).every((x) => x > 0)).toBe(true);
@@ -99,10 +114,14 @@ describe('autopoiesis calibrate: a short end-to-end run', () => {
   });
 
   it('--markdown and --update-docs write the same tables between the markers', async () => {
-    const md = await cli(['calibrate', '--only', 'micro', '--markdown', ...SHORT]);
+    const md = await cli(['calibrate', '--only', 'micro', '--markdown', '--seeds', '1,2', ...SHORT]);
     expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/^Produced by `npm run calibrate:docs`/);
-    expect(md.stdout).toContain('| figure | published | simulated | error | target | met |');
+    expect(md.stdout).toMatch(/^Produced by `npm run calibrate:docs`.*seeds 1, 2 \(every figure is the mean over the 2 seeds/);
+    expect(md.stdout).toContain('| figure | published | simulated (mean ± sd) | error | target | met | seeds met |');
+    // A figure from the runs has a spread and a count of seeds; one from the profiles has neither.
+    expect(md.stdout).toMatch(/\| TPOT mean[^|]*\| [\d.]+ \| [\d.]+ ± [\d.]+ \|/);
+    expect(md.stdout).toMatch(/\| prefill queue wait median[^\n]*\| in range \| (yes|MISSED) \| \d\/2 \|\n/);
+    expect(md.stdout).toMatch(/\| decode iteration time at 8 running[^\n]*\|  \|\n/);
     expect(md.stdout).toContain('decode iteration time at 8 running');
     // The markers are what --update-docs needs; the command itself refuses partial runs, so check the pieces.
     expect(CALIBRATION_BEGIN).toContain('calibration:begin');

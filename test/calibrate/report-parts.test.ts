@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
-import { learningOf, CALIBRATION_BEGIN, CALIBRATION_DOC, CALIBRATION_END, replaceCalibrationSection, summarizeLearning } from '../../src/calibrate/index.js';
+import { combineModelErrors, learningOf, CALIBRATION_BEGIN, CALIBRATION_DOC, CALIBRATION_END, replaceCalibrationSection, summarizeLearning } from '../../src/calibrate/index.js';
 
 describe('model error from SimResult.learning', () => {
   it('is null until a result carries the field in the expected shape', () => {
@@ -25,6 +25,20 @@ describe('model error from SimResult.learning', () => {
       convergedAtSeconds: 55,
     });
     expect(summarizeLearning([c])).toEqual({ runs: 1, mapePct: { prefillSingle: null, prefillBatch: null, decode: null, mean: null }, convergedAtSeconds: 30 });
+  });
+});
+
+describe('model error over seeds', () => {
+  it('averages each seed\'s summary, so the slowest convergence does not grow with the number of runs', () => {
+    const seed1 = { runs: 51, mapePct: { prefillSingle: 0.4, prefillBatch: 0.4, decode: 1.2, mean: 0.7 }, convergedAtSeconds: 60 };
+    const seed2 = { runs: 51, mapePct: { prefillSingle: 0.2, prefillBatch: null, decode: 1.4, mean: 0.9 }, convergedAtSeconds: 80 };
+    expect(combineModelErrors([seed1, seed2, null])).toEqual({
+      runs: 102,
+      mapePct: { prefillSingle: 0.3, prefillBatch: 0.4, decode: 1.3, mean: 0.8 },
+      convergedAtSeconds: 70,
+    });
+    expect(combineModelErrors([seed1])).toEqual(seed1);
+    expect(combineModelErrors([null])).toBeNull();
   });
 });
 

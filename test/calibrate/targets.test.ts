@@ -51,8 +51,8 @@ describe('calibration targets file', () => {
     expect(allSplits(9)).toEqual(['1P8D', '2P7D', '3P6D', '4P5D', '5P4D', '6P3D', '7P2D', '8P1D']);
   });
 
-  it('needs 51 distinct runs: a row at the published best split and the fetch-at-start column reuse sweep and table runs', () => {
-    const all = planRuns(targets, selectGroups(targets), defaultSettings(targets));
+  it('needs 51 distinct runs per seed: a row at the published best split and the fetch-at-start column reuse sweep and table runs', () => {
+    const all = planRuns(targets, selectGroups(targets), { ...defaultSettings(targets), seeds: [1] });
     expect(all).toHaveLength(6 * 8 + 3);
     expect(new Set(all.map((r) => r.key)).size).toBe(all.length);
     const fetchOnly = planRuns(targets, selectGroups(targets, 'cc126-fetch'), defaultSettings(targets));
