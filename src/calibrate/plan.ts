@@ -1,7 +1,7 @@
 import { UsageError } from '../common/errors.js';
 import { MechanicsSchema, parseMechanics } from '../sim/index.js';
 import { allSplits, groupNames } from './targets.js';
-import type { Targets } from './targets-schema.js';
+import type { Measure, Targets } from './targets-schema.js';
 
 /** One simulation run of the calibration: a static split serving a workload under some mechanics. */
 export interface RunSpec {
@@ -100,15 +100,19 @@ export function planRuns(t: Targets, sel: Selection, s: RunSettings): RunSpec[] 
   for (const id of sel.tables) for (const c of t.tables.find((x) => x.id === id)!.columns) for (const seed of s.seeds) add(tableRun(t, s, seed, id, c.id));
   if (sel.micro) {
     for (const m of t.micro) {
-      const ms = m.measure;
       for (const seed of s.seeds) {
-        if (ms.kind === 'table-run') add(tableRun(t, s, seed, ms.table, ms.column));
-        else if (ms.kind === 'sweep-run') {
-          const sweep = t.sweeps.find((x) => x.id === ms.sweep)!;
-          add(makeRun(t, s, seed, sweep.workload, sweep.agents, ms.split, sweep.mechanics));
-        }
+        const run = microRun(t, s, seed, m.measure);
+        if (run) add(run);
       }
     }
   }
   return [...runs.values()];
+}
+
+/** The run a micro figure is read from (a table column's or a sweep's split), or null for figures that come from no run. */
+export function microRun(t: Targets, s: RunSettings, seed: number, ms: Measure): RunSpec | null {
+  if (ms.kind === 'table-run') return tableRun(t, s, seed, ms.table, ms.column);
+  if (ms.kind !== 'sweep-run') return null;
+  const sweep = t.sweeps.find((x) => x.id === ms.sweep)!;
+  return makeRun(t, s, seed, sweep.workload, sweep.agents, ms.split, sweep.mechanics);
 }

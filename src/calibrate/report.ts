@@ -4,7 +4,7 @@ import { checkBestSplit, describeTarget, meetsTarget, relError } from './compare
 import { combineModelErrors, summarizeLearning, type ModelError } from './learning.js';
 import { round } from '../sim/index.js';
 import { METRIC_LABELS, metricValue } from './metrics.js';
-import { makeRun, planRuns, sweepRuns, tableRun, type RunSettings, type RunSpec, type Selection } from './plan.js';
+import { makeRun, microRun, planRuns, sweepRuns, tableRun, type RunSettings, type RunSpec, type Selection } from './plan.js';
 import type { RunOutcome } from './run-one.js';
 import type { MicroTarget, Published, RunMetric, SweepTarget, Targets } from './targets-schema.js';
 import { spreadOf, type Spread } from './seeds.js';
@@ -91,7 +91,7 @@ export function buildReport(t: Targets, sel: Selection, settings: RunSettings, o
       relError: roundOrNull(relError(simulated, published)),
       target: describeTarget(published, tol, unit === '%' ? ' pp' : ` ${unit}`),
       met,
-      seedsMet: met === null || !spread ? null : spread.values.filter((v) => meetsTarget(v, published, tol) === true).length,
+      seedsMet: seedsMeeting(met, spread, published, tol),
     };
   };
 
@@ -126,12 +126,8 @@ export function buildReport(t: Targets, sel: Selection, settings: RunSettings, o
       const ms = micro.measure;
       let spread: Spread | null = null;
       let simulated: number | null;
-      if (ms.kind === 'table-run') {
-        spread = overSeeds((seed) => tableRun(t, settings, seed, ms.table, ms.column), ms.metric);
-        simulated = spread?.mean ?? null;
-      } else if (ms.kind === 'sweep-run') {
-        const sweep = t.sweeps.find((x) => x.id === ms.sweep)!;
-        spread = overSeeds((seed) => makeRun(t, settings, seed, sweep.workload, sweep.agents, ms.split, sweep.mechanics), ms.metric);
+      if (ms.kind === 'table-run' || ms.kind === 'sweep-run') {
+        spread = overSeeds((seed) => microRun(t, settings, seed, ms)!, ms.metric);
         simulated = spread?.mean ?? null;
       } else if (ms.kind === 'model-error') {
         spread = spreadOf(modelErrorBySeed.map((me) => (me ? modelErrorFigure(me, ms.what) : null)));
@@ -150,11 +146,16 @@ export function buildReport(t: Targets, sel: Selection, settings: RunSettings, o
         relError: roundOrNull(relError(simulated, micro.published)),
         target: describeTarget(micro.published, undefined),
         met,
-        seedsMet: met === null || !spread ? null : spread.values.filter((v) => meetsTarget(v, micro.published, undefined) === true).length,
+        seedsMet: seedsMeeting(met, spread, micro.published, undefined),
       });
     }
   }
   return { seeds: [...seeds], rows, sweeps, modelError };
+}
+
+/** How many seeds meet the target on their own; null when the row has no target or no per-seed values. */
+function seedsMeeting(met: boolean | null, spread: Spread | null, published: Published, tol: Parameters<typeof meetsTarget>[2]): number | null {
+  return met === null || !spread ? null : spread.values.filter((v) => meetsTarget(v, published, tol) === true).length;
 }
 
 /**

@@ -93,7 +93,9 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
     s.learning?.prefill(node.hw, now, iteration, seconds);
   }
   const load = node.hw.layerwiseLoad;
-  if (atStart && load && s.opts.mechanics.fetchOverlap === 'layerwise') fetchWait = layerwiseFetchWait(node.hw, load, batch, first);
+  if (atStart && load && s.opts.mechanics.fetchOverlap === 'layerwise') {
+    fetchWait = layerwiseFetchWait(node.hw, load, batch, work.reduce((sum, w) => sum + w.restoredTokens, 0), first);
+  }
   node.prefillRunning = batch;
   node.prefillBusyUntil = now + fetchWait + compute;
   if (scoredPeriod(s, now)) s.prefillComputeSeconds += compute;
@@ -106,14 +108,16 @@ export function tryStartPrefill(s: SimState, node: SimNode, now: number, out: Si
  * as one merged transfer that streams under the first iteration's layers
  * (perf/layerwise-load.ts).
  */
-function layerwiseFetchWait(hw: NodeHardware, load: NonNullable<NodeHardware['layerwiseLoad']>, batch: readonly RequestState[], firstIteration: number): number {
+function layerwiseFetchWait(
+  hw: NodeHardware,
+  load: NonNullable<NodeHardware['layerwiseLoad']>,
+  batch: readonly RequestState[],
+  restoredTokens: number,
+  firstIteration: number,
+): number {
   let peer = 0;
-  let tokens = 0;
-  for (const rs of batch) {
-    if (rs.fetchedBlocks > 0) peer = Math.max(peer, hw.fetchSeconds(rs.fetchedBlocks * BLOCK_TOKENS, 0));
-    tokens += Math.min(rs.hitTokens, rs.restoredBlocks * BLOCK_TOKENS);
-  }
-  return peer + layerwiseWait(load.seconds(tokens), firstIteration, load.layers);
+  for (const rs of batch) if (rs.fetchedBlocks > 0) peer = Math.max(peer, hw.fetchSeconds(rs.fetchedBlocks * BLOCK_TOKENS, 0));
+  return peer + layerwiseWait(load.seconds(restoredTokens), firstIteration, load.layers);
 }
 
 /** The token budget of one prefill batch and iteration: the plan's (batching.maxPrefillTokens), capped by the engine's. */
