@@ -6,9 +6,9 @@
  * every seed, the best static split and the window oracle.
  *
  * Arms (`--arms v2,roles`): `v2` evolves from every seed with the whole plan
- * contract and the default mix (with `knob`, which inserts plan knobs);
+ * contract and the default mix (with `knob-search`, which inserts plan knobs);
  * `roles` from the seeds whose code sets no plan knob (routing, eviction,
- * transitions, batching), with the mix that leaves `knob` out, so that no
+ * transitions, batching), with the mix that leaves knob insertion out, so that no
  * candidate can set one either (no other offline mutator adds a field that is
  * not in its parent's code). Both arms get the same budget, training,
  * validation and held-out seeds, and are scored in one suite run.

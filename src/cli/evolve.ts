@@ -56,6 +56,7 @@ interface EvolveFlags {
   validateTop: number;
   reference?: string;
   tuneReplays: number;
+  knobReplays: number;
   queue?: string;
   queueTimeout: number;
   resume: boolean;
@@ -73,6 +74,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--validate-top <n>', 'how many of the best elites are validated each time', intOption('--validate-top', 1, 256), 8)
     .option('--reference <file>', 'policy that fitness is normalised by with several snapshots or validation (default: seeds/evolving-infra.js)')
     .option('--tune-replays <n>', 'replays per tune mutation', intOption('--tune-replays', 1, 256), 8)
+    .option('--knob-replays <n>', 'replays per knob-search mutation', intOption('--knob-replays', 1, 256), 8)
     .option('--workload <preset|trace.jsonl>', 'workload preset or trace file the window is taken from', 'cc')
     .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)
@@ -87,7 +89,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--batch <n>', 'candidates per iteration (default: worker threads)', intOption('--batch', 1, 256))
     .option('--threads <n>', 'evaluation worker threads (default: cores)', intOption('--threads', 1, 256))
     .option('--no-pipeline', 'one batch in the pool at a time (default: the next iteration is proposed and sent while one runs)')
-    .option('--mutator <spec>', 'structural | knob | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
+    .option('--mutator <spec>', 'structural | knob | knob-search | tune | crossover | llm | mix:NAME=WEIGHT,... (relative weights)', DEFAULT_OFFLINE_MIX)
     .option('--db <file>', 'lineage database (default: runs/<workload>.db)')
     .option('--seed <n>', 'seed of every random choice', intOption('--seed', 0, 2 ** 31 - 1), 1)
     .option('--sched-cost <counted|measured|zero|fixed:MS>', "how a candidate's scheduling time is charged", 'counted')
@@ -182,6 +184,7 @@ function configFrom(flags: EvolveFlags, scenario?: Partial<EvolveConfig>): Evolv
     validateTop: flags.validateTop,
     reference: flags.reference,
     tuneReplays: flags.tuneReplays,
+    knobReplays: flags.knobReplays,
     llm: { baseURL: flags.baseUrl, apiKey: flags.apiKey, model: flags.model, timeoutMs: flags.llmTimeoutMs, maxRetries: flags.llmRetries, templatesDir: flags.prompts },
     ...scenario,
   }, { field: 'evolve' });

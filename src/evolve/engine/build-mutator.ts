@@ -2,6 +2,7 @@ import { UsageError } from '../../common/errors.js';
 import {
   createCrossoverMutator,
   createKnobMutator,
+  createKnobSearchMutator,
   createLlmMutator,
   createMixedMutator,
   createStructuralMutator,
@@ -23,12 +24,15 @@ export interface BuildMutatorOptions {
   tuner?: () => Tuner | undefined;
   /** Replays per tuning run. */
   tuneReplays?: number;
+  /** Replays per knob search. */
+  knobReplays?: number;
 }
 
 /**
- * `structural`, `llm`, `tune`, `crossover`, `knob` or a `mix:` of them; the llm
- * mutator fails at once without an endpoint; `tune` needs a tuner (an
- * evolution run's evaluator pool), refused as a usage error without one.
+ * `structural`, `llm`, `tune`, `crossover`, `knob`, `knob-search` or a `mix:`
+ * of them; the llm mutator fails at once without an endpoint; `tune` and
+ * `knob-search` need a tuner (an evolution run's evaluator pool), refused as
+ * a usage error without one.
  */
 export function buildMutator(config: Pick<EvolveConfig, 'mutator' | 'llm'>, options: BuildMutatorOptions = {}): Mutator {
   const structural = options.offThread ? createThreadedStructuralMutator : createStructuralMutator;
@@ -46,6 +50,9 @@ export function buildMutator(config: Pick<EvolveConfig, 'mutator' | 'llm'>, opti
         case 'knob':
           // One parse and one splice: cheap enough for the caller's thread, unlike structural's retries.
           return createKnobMutator();
+        case 'knob-search':
+          if (!options.tuner) throw new UsageError(`--mutator '${config.mutator}': knob-search needs an evolution run's evaluator and is not available here`);
+          return createKnobSearchMutator(options.tuner, { replays: options.knobReplays });
         default:
           return structural();
       }

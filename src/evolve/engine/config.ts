@@ -80,6 +80,8 @@ export const EvolveConfigSchema = z.strictObject({
   reference: z.string().min(1).optional(),
   /** Replays per `tune` mutation. */
   tuneReplays: z.number().int().min(1).max(256).default(8),
+  /** Replays per `knob-search` mutation (tune's default: the two cost alike). */
+  knobReplays: z.number().int().min(1).max(256).default(8),
 });
 export type EvolveConfigInput = z.input<typeof EvolveConfigSchema>;
 export type EvolveConfig = z.output<typeof EvolveConfigSchema>;

@@ -88,7 +88,7 @@ export class EvolutionRun {
     // Everything that can reject the input comes before the database is
     // touched, so that bad flags leave no run (and no file) behind.
     const tuner: { current?: Tuner } = {};
-    const mutator = buildMutator(config, { tuner: () => tuner.current, tuneReplays: config.tuneReplays });
+    const mutator = buildMutator(config, { tuner: () => tuner.current, tuneReplays: config.tuneReplays, knobReplays: config.knobReplays });
     const schedCost = parseSchedCost(config.schedCost);
     const seeds = resume ? [] : loadSeeds(config.seedsDir);
     const plan = options.plan ?? (options.snapshot && config.windows === 1 && config.validateSeeds.length === 0 ? { train: [options.snapshot], validation: [] } : stringsPlan(config));

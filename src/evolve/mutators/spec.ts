@@ -1,36 +1,41 @@
 import { UsageError } from '../../common/errors.js';
 
-export type MutatorName = 'structural' | 'llm' | 'tune' | 'crossover' | 'knob';
-const NAMES: readonly MutatorName[] = ['structural', 'llm', 'tune', 'crossover', 'knob'];
+export type MutatorName = 'structural' | 'llm' | 'tune' | 'crossover' | 'knob' | 'knob-search';
+const NAMES: readonly MutatorName[] = ['structural', 'llm', 'tune', 'crossover', 'knob', 'knob-search'];
 
 /**
  * The default offline mix of `evolve`: mostly structural edits, constant
  * tuning for a third (each tuning run costs several replays), a little
  * function-level crossover, and knob insertion (contract v2: the only edit
  * that adds a plan field the parent does not set) for about one candidate in
- * seven, taken from the structural share.
+ * seven, taken from the structural share. The insertion is `knob-search`
+ * (the best of up to --knob-replays pairs), not the blind `knob`: on hetero
+ * the one pair worth +8.8 % on greedy is 1 of 15, which a blind draw finds
+ * in 1.25 % of the mix's candidates and a search of 8 in 8 %, about 4.7
+ * times as often per replay spent (docs/evolution.md).
  */
-export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.45,knob=0.15,tune=0.3,crossover=0.1';
+export const DEFAULT_OFFLINE_MIX = 'mix:structural=0.45,knob-search=0.15,tune=0.3,crossover=0.1';
 
 /**
- * The default mix without knob insertion (its share back to structural; the
- * default before it existed): from seeds that set no knob, no candidate can
- * set one (bench/evolve-suite's roles-only arm).
+ * The default mix without knob insertion, neither `knob` nor `knob-search`
+ * (its share back to structural; the default before it existed): from seeds
+ * that set no knob, no candidate can set one (bench/evolve-suite's roles-only
+ * arm).
  */
 export const ROLES_ONLY_OFFLINE_MIX = 'mix:structural=0.6,tune=0.3,crossover=0.1';
 
 /**
- * The --mutator flag: `structural`, `llm`, `tune`, `crossover`, or `mix:llm=0.7,structural=0.3`.
+ * The --mutator flag: `structural`, `llm`, `tune`, `crossover`, `knob`, `knob-search`, or `mix:llm=0.7,structural=0.3`.
  * Mix weights are relative (they need not sum to 1); a weight of 0 keeps a
  * mutator out without editing the rest of the spec.
  */
 export function parseMutatorSpec(spec: string): { name: MutatorName; weight: number }[] {
   const text = spec.trim();
   if (isName(text)) return [{ name: text, weight: 1 }];
-  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm, tune, crossover, knob or mix:NAME=WEIGHT,...`);
+  if (!text.startsWith('mix:')) throw bad(spec, `expected structural, llm, tune, crossover, knob, knob-search or mix:NAME=WEIGHT,...`);
   const parts: { name: MutatorName; weight: number }[] = [];
   for (const item of text.slice('mix:'.length).split(',')) {
-    const match = /^\s*([a-z]+)\s*=\s*([^\s,]+)\s*$/.exec(item);
+    const match = /^\s*([a-z][a-z-]*)\s*=\s*([^\s,]+)\s*$/.exec(item);
     if (!match) throw bad(spec, `'${item.trim()}' is not NAME=WEIGHT`);
     const [, name, weightText] = match as unknown as [string, string, string];
     if (!isName(name)) throw bad(spec, `unknown mutator '${name}' (known: ${NAMES.join(', ')})`);

@@ -3,6 +3,7 @@ import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
+import { runKnobSearch } from '../mutators/knob-search/run.js';
 import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 /**
@@ -32,10 +33,11 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | Tu
   return evaluate(task);
 }
 
-/** A tuning run: its replays use the same evaluator, limits and snapshots as evaluate. */
+/** A tuning run or a knob search (request.search): its replays use the same evaluator, limits and snapshots as evaluate. */
 function tune(task: PooledTuneTask): TuneResult {
   TaskClock.start(task.clock);
-  return runTuning(task.request, (code, index) =>
+  const search = task.request.search === 'knobs' ? runKnobSearch : runTuning;
+  return search(task.request, (code, index) =>
     evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs }),
   );
 }

@@ -114,13 +114,13 @@ describe('knob mutator', () => {
 });
 
 describe('the offline mixes', () => {
-  it('the default draws knob insertion; the roles-only mix does not, and gives its share to structural', () => {
+  it('the default draws knob insertion (knob-search); the roles-only mix does not, and gives its share to structural', () => {
     const def = parseMutatorSpec(DEFAULT_OFFLINE_MIX);
     const roles = parseMutatorSpec(ROLES_ONLY_OFFLINE_MIX);
-    expect(def.find((p) => p.name === 'knob')!.weight).toBeGreaterThan(0);
-    expect(roles.some((p) => p.name === 'knob')).toBe(false);
+    expect(def.find((p) => p.name === 'knob-search')!.weight).toBeGreaterThan(0);
+    expect(roles.some((p) => p.name === 'knob' || p.name === 'knob-search')).toBe(false);
     const weight = (mix: typeof def, name: string): number => mix.find((p) => p.name === name)?.weight ?? 0;
-    expect(weight(roles, 'structural')).toBeCloseTo(weight(def, 'structural') + weight(def, 'knob'), 9);
+    expect(weight(roles, 'structural')).toBeCloseTo(weight(def, 'structural') + weight(def, 'knob') + weight(def, 'knob-search'), 9);
     for (const name of ['tune', 'crossover']) expect(weight(roles, name)).toBe(weight(def, name));
   });
 });

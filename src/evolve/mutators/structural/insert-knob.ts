@@ -49,22 +49,40 @@ export const insertKnob: EditKind = {
   name: 'insert-knob',
   weight: 1,
   apply(context: EditContext, rng: Rng): Edit | null {
-    const plans = returnedPlans(context.program);
-    const open = INSERTABLE_KNOBS.filter((knob) => plans.some((plan) => insertionPoint(plan, knob) !== null));
+    const open = openKnobs(context.program);
     if (open.length === 0) return null;
     const knob = rng.pick(open);
-    const value = rng.pick(knob.values);
-    const literal = typeof value === 'string' ? `'${value}'` : String(value);
-    const insertions = plans.flatMap((plan) => {
-      const point = insertionPoint(plan, knob);
-      return point === null ? [] : [{ at: point.at, line: lineOf(plan), text: point.text(literal) }];
-    });
-    return {
-      code: insertAll(context.code, insertions),
-      description: `insert knob ${knob.group}.${knob.key} = ${literal} in schedule's plan (line ${insertions.map((i) => i.line).join(', ')})`,
-    };
+    return knobEdit(context, knob, rng.pick(knob.values));
   },
 };
+
+/** The knobs some plan `schedule` returns lacks, in INSERTABLE_KNOBS order (what the edit draws from). */
+export function openKnobs(program: Program): InsertableKnob[] {
+  const plans = returnedPlans(program);
+  return INSERTABLE_KNOBS.filter((knob) => plans.some((plan) => insertionPoint(plan, knob) !== null));
+}
+
+/**
+ * Every (knob, value) the edit can make of this program, knob by knob in
+ * INSERTABLE_KNOBS order and value by value in enum order (knob-search
+ * replays them all instead of drawing one).
+ */
+export function knobPairs(program: Program): { knob: InsertableKnob; value: string | number }[] {
+  return openKnobs(program).flatMap((knob) => knob.values.map((value) => ({ knob, value })));
+}
+
+/** The edit that inserts `knob` = `value` into every plan `schedule` returns that lacks it (`knob` must be open). */
+export function knobEdit(context: Pick<EditContext, 'code' | 'program'>, knob: InsertableKnob, value: string | number): Edit {
+  const literal = typeof value === 'string' ? `'${value}'` : String(value);
+  const insertions = returnedPlans(context.program).flatMap((plan) => {
+    const point = insertionPoint(plan, knob);
+    return point === null ? [] : [{ at: point.at, line: lineOf(plan), text: point.text(literal) }];
+  });
+  return {
+    code: insertAll(context.code, insertions),
+    description: `insert knob ${knob.group}.${knob.key} = ${literal} in schedule's plan (line ${insertions.map((i) => i.line).join(', ')})`,
+  };
+}
 
 /** The object literals with a `roles` key that `schedule` returns (not a function nested in it), in source order. */
 export function returnedPlans(program: Program): ObjectExpression[] {

@@ -4,6 +4,12 @@
  * budget. Same request, same answer: every choice draws from `seed`.
  */
 export interface TuneRequest {
+  /**
+   * What the worker searches: the numeric literals (tune's (1+1)-ES, the
+   * default when absent, so a tune job's content address is what it was) or
+   * the knobs insert-knob can add (knob-search).
+   */
+  search?: 'knobs';
   code: string;
   seed: number;
   /** Replays the run may make (each candidate point costs one per snapshot). */
@@ -17,6 +23,6 @@ export interface TuneRequest {
   references: (number | null)[];
   /** The candidate's own objective when already known (its fitness), saving a replay. */
   baseline: number | null;
-  /** Most literals tuned together (a random subset of the sites when there are more). */
+  /** Most literals tuned together (a random subset of the sites when there are more); knob-search ignores it. */
   maxLiterals: number;
 }

@@ -1,6 +1,7 @@
 import { Rng } from '../../../common/rng.js';
-import { EvaluationTimeout, type Evaluation } from '../../../evaluate/index.js';
+import type { Evaluation } from '../../../evaluate/index.js';
 import { parsePolicy } from '../policy-shape.js';
+import { countedObjective, formatObjective as fmt } from './objective.js';
 import { codeAt, pickLiterals, toPoint, valueAt, type TunableLiteral } from './literals.js';
 import type { TuneRequest } from './request.js';
 
@@ -36,24 +37,7 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   const rng = new Rng(request.seed);
   const literals = pickLiterals(program, request.maxLiterals, rng);
   if (literals.length === 0) return { ok: false, kind: 'no-edit', message: 'no numeric literal to tune', replays: 0 };
-  let replays = 0;
-  const objective = (code: string): number => {
-    let sum = 0;
-    for (let i = 0; i < request.snapshots.length; i++) {
-      replays++;
-      let e: Evaluation;
-      try {
-        e = replay(code, request.snapshots[i]!);
-      } catch (error) {
-        if (error instanceof EvaluationTimeout) return Infinity;
-        throw error;
-      }
-      if (e.failures.length > 0) return Infinity;
-      const ref = request.references[i] ?? null;
-      sum += ref === null ? e.fitness.tTotal : e.fitness.tTotal / ref;
-    }
-    return sum / request.snapshots.length;
-  };
+  const objective = countedObjective(request, replay);
   const start = toPoint(literals);
   const baseline = request.baseline ?? objective(request.code);
   let x = start;
@@ -64,7 +48,7 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   let successes = 0;
   let bestTried = Infinity;
   const perPoint = request.snapshots.length;
-  while (replays + perPoint <= request.replays) {
+  while (objective.replays + perPoint <= request.replays) {
     const y = x.map((v) => v + step * rng.normal(0, 1));
     let next = codeAt(request.code, literals, y);
     if (next === code) {
@@ -88,11 +72,11 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
       step *= GROW;
     } else step *= SHRINK;
   }
-  const trail = `(1+1)-ES on ${literals.length} literal${literals.length === 1 ? '' : 's'}, ${points} points in ${replays} replays, ${successes} better, step ${INITIAL_STEP} -> ${step.toFixed(2)}`;
+  const trail = `(1+1)-ES on ${literals.length} literal${literals.length === 1 ? '' : 's'}, ${points} points in ${objective.replays} replays, ${successes} better, step ${INITIAL_STEP} -> ${step.toFixed(2)}`;
   if (code === request.code) {
-    return { ok: false, kind: 'no-edit', message: `tune: ${trail}: nothing beat the start (objective ${fmt(baseline)}, best tried ${fmt(bestTried)})`, replays };
+    return { ok: false, kind: 'no-edit', message: `tune: ${trail}: nothing beat the start (objective ${fmt(baseline)}, best tried ${fmt(bestTried)})`, replays: objective.replays };
   }
-  return { ok: true, code, summary: `tune ${changes(literals, x)}; ${trail}; objective ${fmt(baseline)} -> ${fmt(fx)}`, replays, objective: fx, baseline };
+  return { ok: true, code, summary: `tune ${changes(literals, x)}; ${trail}; objective ${fmt(baseline)} -> ${fmt(fx)}`, replays: objective.replays, objective: fx, baseline };
 }
 
 /** The point coordinate of the smallest move of a literal from x, up or down (an integer never below 1). */
@@ -111,6 +95,3 @@ function changes(literals: readonly TunableLiteral[], x: readonly number[]): str
   return moved.length <= 3 ? moved.join(', ') : `${moved.slice(0, 3).join(', ')} and ${moved.length - 3} more`;
 }
 
-function fmt(v: number): string {
-  return Number.isFinite(v) ? v.toPrecision(6) : 'failed';
-}

@@ -1,0 +1,60 @@
+import { Rng } from '../../../common/rng.js';
+import type { Evaluation } from '../../../evaluate/index.js';
+import { parsePolicy } from '../policy-shape.js';
+import { knobEdit, knobPairs } from '../structural/insert-knob.js';
+import { countedObjective, formatObjective as fmt } from '../tune/objective.js';
+import type { TuneRequest } from '../tune/request.js';
+import type { TuneResult } from '../tune/run.js';
+
+/**
+ * Knob search: every (field, value) insert-knob can make of the parent
+ * (structural/insert-knob.ts: the fields some returned plan lacks, each value
+ * of its list), in an order shuffled by the request's seed, replayed one by
+ * one on the training snapshots while the budget lasts; the best child that
+ * strictly beats the parent wins (a tie goes to the pair tried first). The
+ * blind `knob` draws one pair per candidate, so a field worth having whose
+ * value is one of 15 is found by few candidates of a mix; here one candidate
+ * tries as many pairs as its replays pay for.
+ */
+export function runKnobSearch(request: TuneRequest, replay: (code: string, snapshot: number) => Evaluation): TuneResult {
+  let program;
+  try {
+    program = parsePolicy(request.code);
+  } catch (error) {
+    return { ok: false, kind: 'parse', message: `does not parse: ${(error as Error).message}`, replays: 0 };
+  }
+  const pairs = knobPairs(program);
+  if (pairs.length === 0) return { ok: false, kind: 'no-edit', message: 'schedule returns no plan literal that lacks a knob', replays: 0 };
+  shuffle(pairs, new Rng(request.seed));
+  const objective = countedObjective(request, replay);
+  const baseline = request.baseline ?? objective(request.code);
+  const perPoint = request.snapshots.length;
+  let best: { code: string; description: string; objective: number } | null = null;
+  const tried: string[] = [];
+  for (const { knob, value } of pairs) {
+    if (objective.replays + perPoint > request.replays) break;
+    const edit = knobEdit({ code: request.code, program }, knob, value);
+    const label = `${knob.group}.${knob.key}=${typeof value === 'string' ? `'${value}'` : value}`;
+    const f = objective(edit.code);
+    tried.push(`${label} ${fmt(f)}`);
+    if (f < (best?.objective ?? baseline)) best = { code: edit.code, description: edit.description, objective: f };
+  }
+  const trail = `${tried.length} of ${pairs.length} pairs in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
+  if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays };
+  return {
+    ok: true,
+    code: best.code,
+    summary: `knob-search: ${best.description}; ${trail}; objective ${fmt(baseline)} -> ${fmt(best.objective)}`,
+    replays: objective.replays,
+    objective: best.objective,
+    baseline,
+  };
+}
+
+/** Fisher-Yates in place: every order equally likely, one draw per position. */
+function shuffle<T>(items: T[], rng: Rng): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}
