@@ -56,6 +56,14 @@ export class Rng {
     return lo + Math.floor(this.next() * (hi - lo + 1));
   }
 
+  /** Fisher-Yates in place: every order equally likely, one draw per position. */
+  shuffle<T>(items: T[]): void {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      [items[i], items[j]] = [items[j]!, items[i]!];
+    }
+  }
+
   chance(p: number): boolean {
     return this.next() < p;
   }

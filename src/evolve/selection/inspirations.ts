@@ -32,15 +32,9 @@ export function selectInspirations(islands: IslandSet, island: number, parent: E
   const chosen: Elite[] = [];
   for (let rank = 2; rank >= 0 && chosen.length < count; rank--) {
     const pool = ranks[rank]!;
-    shuffle(pool, rng);
+    rng.shuffle(pool);
     chosen.push(...pool.slice(0, count - chosen.length));
   }
   return chosen;
 }
 
-function shuffle<T>(items: T[], rng: Rng): void {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-}

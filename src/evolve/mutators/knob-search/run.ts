@@ -25,7 +25,7 @@ export function runKnobSearch(request: TuneRequest, replay: (code: string, snaps
   }
   const pairs = knobPairs(program);
   if (pairs.length === 0) return { ok: false, kind: 'no-edit', message: 'schedule returns no plan literal that lacks a knob', replays: 0 };
-  shuffle(pairs, new Rng(request.seed));
+  new Rng(request.seed).shuffle(pairs);
   const objective = countedObjective(request, replay);
   const baseline = request.baseline ?? objective(request.code);
   const perPoint = request.snapshots.length;
@@ -51,10 +51,3 @@ export function runKnobSearch(request: TuneRequest, replay: (code: string, snaps
   };
 }
 
-/** Fisher-Yates in place: every order equally likely, one draw per position. */
-function shuffle<T>(items: T[], rng: Rng): void {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-}
