@@ -57,6 +57,8 @@ export class Simulator {
   private started = false;
   private finished = false;
   private nextProgress = 0;
+  /** Time of the last event dispatched: where a drained run ends, however the caller steps the clock. */
+  private lastEventAt = 0;
 
   constructor(private readonly opts: SimOptions) {
     if (opts.hardware.length !== opts.roles.length) throw new SimulationInvariantError('one hardware entry per node is required');
@@ -151,10 +153,12 @@ export class Simulator {
       if (next.at > t) break;
       const ev = this.queue.pop()!;
       if (opts.stopWhenDrained && ev.at > opts.warmupSeconds && s.requests.size === 0 && s.pendingWorkloadEvents === 0) {
-        this.endAt(s.now);
+        // Not s.now: a caller stepping the clock (advanceTo(t) moves it to t) would otherwise end the run up to one step late.
+        this.endAt(this.lastEventAt);
         break;
       }
       s.now = ev.at;
+      this.lastEventAt = ev.at;
       this.events++;
       for (const follow of this.dispatch(ev)) this.queue.push(follow);
       if (opts.onProgress && s.now >= this.nextProgress) {
