@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { Plan } from '../policy/index.js';
+import type { CtxMechanics, Plan } from '../policy/index.js';
 import { generateTrace, loadWorkloadPreset, readTrace, type Trace } from '../workload/index.js';
-import { expandNodeKinds, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role, type SimOptions } from '../sim/index.js';
+import { expandNodeKinds, knobsAtStart, parseMechanics, parseSplit, type Mechanics, type MembershipChange, type Role, type SimOptions } from '../sim/index.js';
 
 /**
  * What the evaluator replays: a window of recorded work (a trace: requests
@@ -108,4 +108,9 @@ export function replayOptions(snapshot: Snapshot): Pick<SimOptions, 'roles' | 'm
     warmupSeconds: snapshot.warmupSeconds,
     membership: snapshot.membership,
   };
+}
+
+/** The knobs in force where a replay of `snapshot` starts (ctx.mechanics at t = 0): until a plan sets one, it stays so. */
+export function snapshotKnobsAtStart(snapshot: Snapshot): CtxMechanics {
+  return knobsAtStart(snapshot.mechanics, snapshot.knobs);
 }

@@ -13,7 +13,7 @@ export {
   type RunConfigInput,
   type RunOptions,
 } from './scenario.js';
-export { parseMechanics, knobsToReach, MechanicsSchema, MECHANICS_PRESETS, type Mechanics, type MechanicsPresetName } from './mechanics.js';
+export { parseMechanics, knobsToReach, knobsAtStart, MechanicsSchema, MECHANICS_PRESETS, type Mechanics, type MechanicsPresetName } from './mechanics.js';
 export { parseSplit, formatSplit, rolesFor, type Role } from './split.js';
 export { plainPolicy, type PolicyHook, type PolicyAnswer, type PolicyCtx } from './policy-hook.js';
 export type { SimMetrics, SliceMetrics, TransitionRecord } from './metrics.js';

@@ -252,6 +252,13 @@ export function knobsToReach(m: Mechanics, inForce: CtxMechanics): Omit<Plan, 'r
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** ctx.mechanics at the start of a run on `m` begun with the plan fields `knobs` (a snapshot's knobs in force). */
+export function knobsAtStart(m: Mechanics, knobs: Omit<Plan, 'roles'> | undefined): CtxMechanics {
+  const k = initialKnobs(m);
+  if (knobs) applyPlanKnobs(k, { roles: [], ...knobs });
+  return ctxMechanics(m, k);
+}
+
 /** ctx.mechanics: the settings in force. */
 export function ctxMechanics(m: Mechanics, k: Knobs): CtxMechanics {
   return {

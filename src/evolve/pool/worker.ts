@@ -1,6 +1,6 @@
 import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
-import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel } from '../../evaluate/index.js';
+import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
 import { runKnobSearch } from '../mutators/knob-search/run.js';
@@ -36,9 +36,12 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | Tu
 /** A tuning run or a knob search (request.search): its replays use the same evaluator, limits and snapshots as evaluate. */
 function tune(task: PooledTuneTask): TuneResult {
   TaskClock.start(task.clock);
-  const search = task.request.search === 'knobs' ? runKnobSearch : runTuning;
-  return search(task.request, (code, index) =>
-    evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs }),
+  const replay = (code: string, index: number) =>
+    evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs });
+  if (task.request.search !== 'knobs') return runTuning(task.request, replay);
+  const atStart = task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!));
+  return runKnobSearch(task.request, replay, (knob, value) =>
+    atStart.every((m) => (m[knob.group] as Record<string, unknown>)[knob.key] === value),
   );
 }
 

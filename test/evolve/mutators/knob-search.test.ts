@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/common/errors.js';
 import { Rng } from '../../../src/common/rng.js';
-import { buildSnapshotFromStrings, evaluatePolicy, parseSchedCost, type Evaluation } from '../../../src/evaluate/index.js';
+import { buildSnapshotFromStrings, evaluatePolicy, parseSchedCost, snapshotKnobsAtStart, type Evaluation } from '../../../src/evaluate/index.js';
+import type { InsertableKnob } from '../../../src/evolve/mutators/structural/insert-knob.js';
 import { EvaluatorPool } from '../../../src/evolve/pool/index.js';
 import { buildMutator } from '../../../src/evolve/engine/build-mutator.js';
 import {
@@ -134,6 +135,23 @@ describe('knob search', () => {
     expect(runKnobSearch(request({ replays: 1 }), replay)).toMatchObject({ ok: false, kind: 'no-edit', replays: 1 });
     expect(calls).toHaveLength(1);
   });
+
+  it('skips a pair in force where the snapshots start, unless the policy names that plan group anywhere', () => {
+    const inForce = (knob: InsertableKnob, value: string | number) => knob.key === 'decode' && value === 'least-loaded';
+    const { replay, calls } = fakeReplay({});
+    const out = runKnobSearch(request({ replays: 1 + PAIRS }), replay, inForce);
+    expect(out.ok ? out.summary : out.message).toMatch(/^knob-search: 14 of 14 pairs \(1 in force skipped\) in 15 replays/);
+    expect(calls.some((c) => c.code.includes("decode: 'least-loaded'"))).toBe(false);
+    // A policy that reads or sets routing somewhere may change it during the run: the in-force value is then a real edit.
+    for (const names of ["const seen = ctx.mechanics.routing;\n", 'const { routing } = ctx.mechanics;\n']) {
+      const code = TINY.replace('function schedule(ctx) {\n', `function schedule(ctx) {\n  ${names}`);
+      const again = fakeReplay({});
+      const o = runKnobSearch(request({ code, replays: 1 + PAIRS }), again.replay, inForce);
+      expect(o.ok ? o.summary : o.message).toMatch(/^knob-search: 15 of 15 pairs in 16 replays/);
+    }
+    const all = runKnobSearch(request({ code: TINY }), fakeReplay({}).replay, () => true);
+    expect(all).toMatchObject({ ok: false, kind: 'no-edit', message: 'knob-search: all 15 pairs are the settings in force', replays: 0 });
+  });
 });
 
 /** A tuner that runs the search in-process on the fake evaluator and keeps the requests. */
@@ -212,8 +230,12 @@ describe('knob-search inside the evaluator pool', () => {
   it('a worker runs the search on its snapshots, with the answer of the same search in-process', async () => {
     const r = request({ code, seed: 12, replays: 4 });
     const pooled = await pool.tune(r);
-    const local = runKnobSearch(r, (c) => evaluatePolicy(snapshot, { name: 'tune', source: c }, { schedCost, sandbox: { cpuLimitMs: 1000 } }));
+    // evolving-infra starts with predicted-ttft, least-loaded, refcount and protectWaiting 'both': the worker skips those 4.
+    const atStart = snapshotKnobsAtStart(snapshot);
+    expect(atStart.routing).toMatchObject({ prefill: 'predicted-ttft', decode: 'least-loaded' });
+    const inForce = (knob: InsertableKnob, value: string | number) => (atStart[knob.group] as Record<string, unknown>)[knob.key] === value;
+    const local = runKnobSearch(r, (c) => evaluatePolicy(snapshot, { name: 'tune', source: c }, { schedCost, sandbox: { cpuLimitMs: 1000 } }), inForce);
     expect(pooled).toEqual(local);
-    expect(pooled.ok ? pooled.summary : pooled.message).toMatch(/^knob-search: .*3 of 15 pairs in 4 replays/);
+    expect(pooled.ok ? pooled.summary : pooled.message).toMatch(/^knob-search: .*3 of 11 pairs \(4 in force skipped\) in 4 replays/);
   }, 120_000);
 });

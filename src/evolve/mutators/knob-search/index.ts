@@ -3,7 +3,7 @@ import { checkPolicy } from '../policy-shape.js';
 import type { Tuner } from '../tune/index.js';
 import type { MutationInput, MutationOutput, Mutator } from '../types.js';
 
-export { runKnobSearch } from './run.js';
+export { runKnobSearch, type KnobInForce } from './run.js';
 
 export interface KnobSearchOptions {
   /** Replays per search (default 8, tune's). */

@@ -1,10 +1,13 @@
 import { Rng } from '../../../common/rng.js';
 import type { Evaluation } from '../../../evaluate/index.js';
 import { parsePolicy } from '../policy-shape.js';
-import { knobEdit, knobPairs } from '../structural/insert-knob.js';
+import { knobEdit, knobPairs, namesGroup, type InsertableKnob } from '../structural/insert-knob.js';
 import { countedObjective, formatObjective as fmt } from '../tune/objective.js';
 import type { TuneRequest } from '../tune/request.js';
 import type { TuneResult } from '../tune/run.js';
+
+/** True when `value` is the setting of `knob` in force where every training snapshot starts. */
+export type KnobInForce = (knob: InsertableKnob, value: string | number) => boolean;
 
 /**
  * Knob search: every (field, value) insert-knob can make of the parent
@@ -14,17 +17,29 @@ import type { TuneResult } from '../tune/run.js';
  * strictly beats the parent wins (a tie goes to the pair tried first). The
  * blind `knob` draws one pair per candidate, so a field worth having whose
  * value is one of 15 is found by few candidates of a mix; here one candidate
- * tries as many pairs as its replays pay for.
+ * tries as many pairs as its replays pay for. `inForce` (the worker's: the
+ * knobs where its snapshots start) lets the search skip the pairs that could
+ * only give the parent back.
  */
-export function runKnobSearch(request: TuneRequest, replay: (code: string, snapshot: number) => Evaluation): TuneResult {
+export function runKnobSearch(
+  request: TuneRequest,
+  replay: (code: string, snapshot: number) => Evaluation,
+  inForce: KnobInForce = () => false,
+): TuneResult {
   let program;
   try {
     program = parsePolicy(request.code);
   } catch (error) {
     return { ok: false, kind: 'parse', message: `does not parse: ${(error as Error).message}`, replays: 0 };
   }
-  const pairs = knobPairs(program);
-  if (pairs.length === 0) return { ok: false, kind: 'no-edit', message: 'schedule returns no plan literal that lacks a knob', replays: 0 };
+  const open = knobPairs(program);
+  if (open.length === 0) return { ok: false, kind: 'no-edit', message: 'schedule returns no plan literal that lacks a knob', replays: 0 };
+  // A value in force from the start on every training snapshot, in a group the policy never sets, is the parent itself.
+  const pairs = open.filter(({ knob, value }) => !(inForce(knob, value) && !namesGroup(program, knob.group)));
+  const skipped = open.length - pairs.length;
+  if (pairs.length === 0) {
+    return { ok: false, kind: 'no-edit', message: `knob-search: all ${open.length} pairs are the settings in force`, replays: 0 };
+  }
   new Rng(request.seed).shuffle(pairs);
   const objective = countedObjective(request, replay);
   const baseline = request.baseline ?? objective(request.code);
@@ -39,7 +54,7 @@ export function runKnobSearch(request: TuneRequest, replay: (code: string, snaps
     tried.push(`${label} ${fmt(f)}`);
     if (f < (best?.objective ?? baseline)) best = { code: edit.code, description: edit.description, objective: f };
   }
-  const trail = `${tried.length} of ${pairs.length} pairs in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
+  const trail = `${tried.length} of ${pairs.length} pairs${skipped > 0 ? ` (${skipped} in force skipped)` : ''} in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
   if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays };
   return {
     ok: true,

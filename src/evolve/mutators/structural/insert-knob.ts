@@ -1,4 +1,4 @@
-import type { AnyNode, ObjectExpression, Program, Property } from 'acorn';
+import type { AnyNode, AssignmentProperty, ObjectExpression, Program, Property } from 'acorn';
 import type { Rng } from '../../../common/rng.js';
 import { KNOB_ENUMS } from '../../../policy/index.js';
 import { nodesWithAncestors, type Edit, type EditContext, type EditKind } from './edit.js';
@@ -71,6 +71,25 @@ export function knobPairs(program: Program): { knob: InsertableKnob; value: stri
   return openKnobs(program).flatMap((knob) => knob.values.map((value) => ({ knob, value })));
 }
 
+/**
+ * Whether the program names plan group `group` anywhere: as a property key,
+ * a member (`x.routing`), or a spread into a returned plan (which may carry
+ * it). When it does not, the policy never changes that group's knobs, so the
+ * setting a run starts with holds throughout and inserting that very value
+ * is no change at all (knob-search skips such a pair). Conservative: a read
+ * such as `ctx.mechanics.routing` counts as naming it.
+ */
+export function namesGroup(program: Program, group: InsertableKnob['group']): boolean {
+  if (returnedPlans(program).some((plan) => plan.properties.some((p) => p.type === 'SpreadElement'))) return true;
+  for (const { node } of nodesWithAncestors(program)) {
+    if (node.type === 'Property' && !node.computed && keyName(node) === group) return true;
+    // acorn-walk visits a destructuring pattern's values, not its properties.
+    if (node.type === 'ObjectPattern' && node.properties.some((p) => p.type === 'Property' && !p.computed && keyName(p) === group)) return true;
+    if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier' && node.property.name === group) return true;
+  }
+  return false;
+}
+
 /** The edit that inserts `knob` = `value` into every plan `schedule` returns that lacks it (`knob` must be open). */
 export function knobEdit(context: Pick<EditContext, 'code' | 'program'>, knob: InsertableKnob, value: string | number): Edit {
   const literal = typeof value === 'string' ? `'${value}'` : String(value);
@@ -118,10 +137,13 @@ function afterLast(object: ObjectExpression): number {
 function property(object: ObjectExpression, name: string): Property | null {
   for (const p of object.properties) {
     if (p.type !== 'Property' || p.computed) continue;
-    const key = p.key.type === 'Identifier' ? p.key.name : p.key.type === 'Literal' ? String(p.key.value) : null;
-    if (key === name) return p;
+    if (keyName(p) === name) return p;
   }
   return null;
+}
+
+function keyName(p: Property | AssignmentProperty): string | null {
+  return p.key.type === 'Identifier' ? p.key.name : p.key.type === 'Literal' ? String(p.key.value) : null;
 }
 
 function isFunction(node: AnyNode): boolean {
