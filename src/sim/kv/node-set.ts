@@ -1,4 +1,4 @@
-import type { TierCounts } from './match-result.js';
+import { freshStamp, type TierCounts } from './match-result.js';
 
 /** Below this many members, a set is a list; above it, a row of node bits. */
 const LIST_AT = 32;
@@ -14,7 +14,17 @@ const LIST_AT = 32;
 export class NodeSet {
   count = 0;
   private isMask = false;
+  /** The set's own words. */
   private readonly mask: Int32Array;
+  /**
+   * The words the set reads while a row: its own, or, after load(), the
+   * saved set's (borrowed, not copied), copied into its own before the first
+   * change. Levels taken from borrowed words are taken by reference
+   * (match-result.ts), with the saved set's stamp.
+   */
+  private bits: Int32Array;
+  private borrowed = false;
+  private borrowedStamp = 0;
   private readonly list: Int32Array;
   /** Tick per node, marking one block's holders for list intersections. */
   private readonly seen: Int32Array;
@@ -22,6 +32,7 @@ export class NodeSet {
 
   constructor(nodeCount: number) {
     this.mask = new Int32Array((nodeCount + 31) >>> 5);
+    this.bits = this.mask;
     this.list = new Int32Array(nodeCount);
     this.seen = new Int32Array(nodeCount);
   }
@@ -36,6 +47,8 @@ export class NodeSet {
     }
     this.count = count;
     this.isMask = true;
+    this.bits = this.mask;
+    this.borrowed = false;
     if (count <= LIST_AT) this.toList();
   }
 
@@ -61,7 +74,7 @@ export class NodeSet {
       this.count = kept;
       return;
     }
-    const mask = this.mask;
+    let mask = this.bits;
     let leaving = 0;
     for (let w = 0; w < W; w++) {
       const m = mask[w]!;
@@ -73,7 +86,12 @@ export class NodeSet {
     if (leaving === 0) return;
     // Many leave at once: a level (the set as it was) instead of an entry each.
     const bulk = leaving > LIST_AT;
-    if (bulk) out.level(mask, i);
+    if (bulk) this.levelInto(out, i);
+    if (this.borrowed) {
+      this.mask.set(mask);
+      mask = this.bits = this.mask;
+      this.borrowed = false;
+    }
     for (let w = 0; w < W; w++) {
       const m = mask[w]!;
       if (m === 0) continue;
@@ -97,14 +115,14 @@ export class NodeSet {
     if (this.count === 0) return;
     if (this.isMask) {
       // A large set meets a block on a few nodes: the set as it was is a level, and the holders in it are the new set.
-      const mask = this.mask;
+      const mask = this.bits;
       const list = this.list;
       let kept = 0;
       for (let k = 0; k < n; k++) {
         const node = nodes[k]!;
         if ((mask[node >>> 5]! & (1 << (node & 31))) !== 0) list[kept++] = node;
       }
-      if (kept < this.count) out.level(mask, i);
+      if (kept < this.count) this.levelInto(out, i);
       this.count = kept;
       this.isMask = false;
       return;
@@ -129,30 +147,44 @@ export class NodeSet {
   /** The members left: their prefix runs to i. */
   finish(out: TierCounts, i: number): void {
     if (this.isMask) {
-      if (this.count > 0) out.level(this.mask, i);
+      if (this.count > 0) this.levelInto(out, i);
     } else for (let k = 0; k < this.count; k++) out.set(this.list[k]!, i);
     this.count = 0;
     this.isMask = false;
+  }
+
+  /** The set as it is now, a row, is a level of `out` at i: by reference while borrowed (the saved set changes only at the matcher's next lead save, in a later match), else copied. */
+  private levelInto(out: TierCounts, i: number): void {
+    if (this.borrowed) out.levelRef(this.bits, 0, i, this.borrowedStamp);
+    else out.level(this.bits, i);
   }
 
   /** Copy the set's state into `s` (its own arrays, sized for this set). */
   save(s: SavedSet): void {
     s.count = this.count;
     s.isMask = this.isMask;
-    if (this.isMask) s.mask.set(this.mask);
+    s.stamp = freshStamp();
+    if (this.isMask) s.mask.set(this.bits);
     else s.list.set(this.list.subarray(0, this.count));
   }
 
-  /** The state `save` copied. */
+  /** The state `save` left in `s`; a row's words are borrowed, not copied: `s` must not change while this set or a match it wrote is in use. */
   load(s: SavedSet): void {
     this.count = s.count;
     this.isMask = s.isMask;
-    if (s.isMask) this.mask.set(s.mask);
-    else this.list.set(s.list.subarray(0, s.count));
+    if (s.isMask) {
+      this.bits = s.mask;
+      this.borrowed = true;
+      this.borrowedStamp = s.stamp;
+    } else {
+      this.bits = this.mask;
+      this.borrowed = false;
+      this.list.set(s.list.subarray(0, s.count));
+    }
   }
 
   private toList(): void {
-    maskToList(this.mask, this.list);
+    maskToList(this.bits, this.list);
     this.isMask = false;
   }
 }
@@ -161,6 +193,8 @@ export class NodeSet {
 export class SavedSet {
   count = 0;
   isMask = false;
+  /** The content stamp of `mask`, new at each save (match-result.ts levelStamp). */
+  stamp = 0;
   readonly mask: Int32Array;
   readonly list: Int32Array;
 

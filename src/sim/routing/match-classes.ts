@@ -33,31 +33,32 @@ export function sparseClasses(sp: SparseCounts, mask: Int32Array, maxClasses: nu
   const G = sp.gpu;
   const L = sp.local;
   if (G.levelCount > 1 || L.levelCount > 1 || mask.length !== G.words) return false;
-  const W = G.words;
-  const gBits = G.levelBits;
-  const lBits = L.levelBits;
   const hasG = G.levelCount === 1;
   const hasL = L.levelCount === 1;
+  const gBits = hasG ? G.levelSrc[0]! : mask;
+  const lBits = hasL ? L.levelSrc[0]! : mask;
+  const gOff = hasG ? G.levelOff[0]! : 0;
+  const lOff = hasL ? L.levelOff[0]! : 0;
   const counts = scratch.counts;
-  counts.fill(0);
-  // Combination k = 2 * (in the gpu level) + (in the local level).
-  for (let w = 0; w < W; w++) {
-    const c = mask[w]!;
-    if (c === 0) continue;
-    const tg = hasG ? gBits[w]! : 0;
-    const tl = hasL ? lBits[w]! : 0;
-    counts[3]! += popcount(c & tg & tl);
-    counts[2]! += popcount(c & tg & ~tl);
-    counts[1]! += popcount(c & ~tg & tl);
-    counts[0]! += popcount(c & ~tg & ~tl);
+  const gStamp = hasG ? G.levelStamp[0]! : 0;
+  const lStamp = hasL ? L.levelStamp[0]! : 0;
+  const memo = scratch.memo;
+  if (memo.mask === mask && memo.g === gStamp && memo.l === lStamp) counts.set(memo.counts);
+  else {
+    countCombinations(mask, hasG ? gBits : null, gOff, hasL ? lBits : null, lOff, counts);
+    // Most matches resume from the same saved walk (the same stamps) against the same accepting nodes: the counts per word are the same.
+    memo.mask = mask;
+    memo.g = gStamp;
+    memo.l = lStamp;
+    memo.counts.set(counts);
   }
   // Nodes with an entry in either tier (each once): out of their combination, into `odd` for now.
   if (out.odd.length < G.entryCount + L.entryCount) out.odd = new Int32Array(G.entryCount + L.entryCount);
   let n = 0;
   const take = (node: number): void => {
     if ((mask[node >>> 5]! & (1 << (node & 31))) === 0) return;
-    const inG = hasG && (gBits[node >>> 5]! & (1 << (node & 31))) !== 0;
-    const inL = hasL && (lBits[node >>> 5]! & (1 << (node & 31))) !== 0;
+    const inG = hasG && (gBits[gOff + (node >>> 5)]! & (1 << (node & 31))) !== 0;
+    const inL = hasL && (lBits[lOff + (node >>> 5)]! & (1 << (node & 31))) !== 0;
     counts[(inG ? 2 : 0) + (inL ? 1 : 0)]!--;
     out.odd[n++] = node;
   };
@@ -89,7 +90,26 @@ export function sparseClasses(sp: SparseCounts, mask: Int32Array, maxClasses: nu
   return true;
 }
 
-const scratch = { counts: new Int32Array(4) };
+/**
+ * counts[k], k = 2 * (in the gpu level) + (in the local level): the nodes of
+ * `mask` in each combination; a null level holds no node.
+ */
+function countCombinations(mask: Int32Array, gBits: Int32Array | null, gOff: number, lBits: Int32Array | null, lOff: number, counts: Int32Array): void {
+  counts.fill(0);
+  for (let w = 0; w < mask.length; w++) {
+    const c = mask[w]!;
+    if (c === 0) continue;
+    const tg = gBits ? gBits[gOff + w]! : 0;
+    const tl = lBits ? lBits[lOff + w]! : 0;
+    counts[3]! += popcount(c & tg & tl);
+    counts[2]! += popcount(c & tg & ~tl);
+    counts[1]! += popcount(c & ~tg & tl);
+    counts[0]! += popcount(c & ~tg & ~tl);
+  }
+}
+
+/** The last counts per combination, by the accepting nodes' bits (a new array whenever they change, candidates.ts) and the levels' stamps (0: no level). */
+const scratch = { counts: new Int32Array(4), memo: { mask: null as Int32Array | null, g: -1, l: -1, counts: new Int32Array(4) } };
 
 /** The class of the first `count` whose pair is (g, l), or -1. */
 export function classIndex(gpu: Int32Array, local: Int32Array, count: number, g: number, l: number): number {

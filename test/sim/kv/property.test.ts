@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../src/common/rng.js';
 import { KvDirectory, type EvictionOrder, type PrefixMatch } from '../../../src/sim/kv/index.js';
+import type { SparseCounts } from '../../../src/sim/kv/match-result.js';
+import { classIndex, sparseClasses, type Classes } from '../../../src/sim/routing/match-classes.js';
 import { ReferenceKv } from './reference-model.js';
 
 interface Setup {
@@ -68,6 +70,11 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     eviction,
   });
   const ref = new ReferenceKv(nodes, caps, eviction);
+  // The nodes accepting prefill, as node bits: one array for the whole run (as routing's, candidates.ts), so the classes' counts are reused across matches.
+  const accepting = new Int32Array((nodes + 31) >>> 5);
+  // Its own draws, so the run's operations stay those of the seed.
+  const pick = new Rng(seed + 7919);
+  for (let n = 0; n < nodes; n++) if (pick.chance(0.7)) accepting[n >>> 5]! |= 1 << (n & 31);
 
   const base = setup.base ?? 0;
   let nextBlock = base;
@@ -197,6 +204,8 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
           for (let n = 0; n < nodes; n++) {
             if (sp.gpu.value(n) !== m.gpu[n] || sp.local.value(n) !== m.local[n]) diffs.push(`sparse match [${c.join(',')}] node ${n}: ${sp.gpu.value(n)}/${sp.local.value(n)} vs ${m.gpu[n]}/${m.local[n]}`);
           }
+          // The predicted-TTFT classes off the levels and entries (match-classes.ts), against the per-node arrays.
+          for (const d of classDiffs(sp, accepting, m)) diffs.push(`classes [${c.join(',')}]: ${d}`);
         }
       }
     }
@@ -222,6 +231,33 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     l1Cleared: s.l1Cleared,
     l2Cleared: s.l2Cleared,
   }).toEqual(ref.stats);
+}
+
+/**
+ * sparseClasses over `mask` (one array for the run, so the counts per word
+ * it keeps per level stamp are reused across matches) checked against the
+ * match's arrays, the pass it replaces: every accepting node outside `odd`
+ * has a class's pair, every odd node is accepting and has none, each class
+ * is the pair of some accepting node, and the classes differ.
+ */
+function classDiffs(sp: SparseCounts, mask: Int32Array, m: PrefixMatch): string[] {
+  const diffs: string[] = [];
+  const nodes = m.gpu.length;
+  const out: Classes = { gpu: new Int32Array(3), local: new Int32Array(3), count: 0, odd: new Int32Array(0), oddCount: 0 };
+  if (!sparseClasses(sp, mask, 3, out)) return diffs;
+  const odd = new Set(out.odd.subarray(0, out.oddCount));
+  if (odd.size !== out.oddCount) diffs.push('an odd node twice');
+  for (let c = 0; c < out.count; c++) for (let d = 0; d < c; d++) if (out.gpu[c] === out.gpu[d] && out.local[c] === out.local[d]) diffs.push(`classes ${c} and ${d} alike`);
+  const held = new Int32Array(out.count);
+  for (let n = 0; n < nodes; n++) {
+    const accepts = (mask[n >>> 5]! & (1 << (n & 31))) !== 0;
+    const c = classIndex(out.gpu, out.local, out.count, m.gpu[n]!, m.local[n]!);
+    if (accepts && c >= 0) held[c]!++;
+    if (odd.has(n) && (!accepts || c >= 0)) diffs.push(`node ${n} odd, accepting ${accepts}, class ${c}`);
+    if (!odd.has(n) && accepts && c < 0) diffs.push(`node ${n} (${m.gpu[n]}/${m.local[n]}) in no class`);
+  }
+  for (let c = 0; c < out.count; c++) if (held[c] === 0) diffs.push(`class ${out.gpu[c]}/${out.local[c]} of no accepting node`);
+  return diffs;
 }
 
 function plain(m: PrefixMatch): object {

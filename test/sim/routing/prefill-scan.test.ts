@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PrefixMatch } from '../../../src/sim/kv/index.js';
+import type { SparseCounts } from '../../../src/sim/kv/match-result.js';
 import { DEFAULT_PREFILL_TUNING, type PrefillRouting, type PrefillTuning } from '../../../src/sim/mechanics.js';
 import { SimNode } from '../../../src/sim/node.js';
 import type { PrefillWork } from '../../../src/sim/perf/iteration-model.js';
@@ -161,6 +162,8 @@ describe('choosePrefillScan', () => {
         all[7]!.queuedPredictedSeconds = 4;
         all[30]!.queuedPredictedSeconds = 1;
         const rs = { req: { inputTokens: 20 * 512, blocks: new Array<number>(20).fill(0), branch: -1 } } as unknown as RequestState;
+        // One view per seed, reused: its levels keep their stamps, so the classes' counts per word are reused (match-classes.ts) while nodes change.
+        const views = new Map<number, SparseCounts>();
         for (const st of steps) {
           now += st.dt;
           const n = all[st.node]!;
@@ -177,7 +180,11 @@ describe('choosePrefillScan', () => {
             const candidates = all.filter((m) => m.acceptsPrefill);
             if (candidates.length === 0) continue;
             const match = { gpu, local, pool: Math.max(st.pool, 2), poolSource: new Int32Array(0), ideal: 20 } as PrefixMatch;
-            if (st.sparse !== null) match.sparse = sparseView(gpu, local, st.sparse);
+            if (st.sparse !== null) {
+              const seed = st.sparse % 4;
+              if (!views.has(seed)) views.set(seed, sparseView(gpu, local, seed));
+              match.sparse = views.get(seed)!;
+            }
             const want = plain(choosePrefill(st.routing, rs, candidates.map((m) => placementOn(m, rs, match, shared)), now, { sessionNode: new Map() }));
             const got = plain(choosePrefillScan(st.routing, rs, all, candidates, match, shared, now, { sessionNode: new Map() }));
             expect(got).toEqual(want);

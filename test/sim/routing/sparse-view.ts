@@ -1,4 +1,4 @@
-import { TierCounts, type SparseCounts } from '../../../src/sim/kv/match-result.js';
+import { freshStamp, TierCounts, type SparseCounts } from '../../../src/sim/kv/match-result.js';
 
 /**
  * A sparse match view (kv/match-result.ts) with the counts of `gpu` and
@@ -7,8 +7,10 @@ import { TierCounts, type SparseCounts } from '../../../src/sim/kv/match-result.
  * any count present; or two levels (which the router does not read: it
  * falls back to the arrays). A level also holds some nodes of other counts,
  * which then get entries, as nodes that left the unbroken set one by one;
- * some nodes of count 0 get an entry too. Checked here: every node's value
- * is its array count.
+ * some nodes of count 0 get an entry too. A level is copied (level()) or,
+ * half the time, taken by reference (levelRef()) at an offset of a larger
+ * array, as a match resuming from a saved walk takes it. Checked here: every
+ * node's value is its array count.
  */
 export function sparseView(gpu: Int32Array, local: Int32Array, seed: number): SparseCounts {
   let s = seed >>> 0 || 1;
@@ -35,7 +37,14 @@ export function sparseView(gpu: Int32Array, local: Int32Array, seed: number): Sp
           covered[id] = v;
         }
       }
-      t.level(mask, v);
+      if (rand() < 0.5) t.level(mask, v);
+      else {
+        // Words at an offset of a larger array, with garbage around them that must not be read.
+        const off = 1 + Math.floor(rand() * 3);
+        const src = new Int32Array(off + mask.length + 2).fill(-1);
+        src.set(mask, off);
+        t.levelRef(src, off, v, freshStamp());
+      }
     }
     for (let id = 0; id < n; id++) {
       const implicit = covered[id]! >= 0 ? covered[id]! : 0;
