@@ -242,5 +242,18 @@ export declare function splitToRoles(
   nP: number,
   nodes: readonly Pick<CtxNode, 'state' | 'role' | 'targetRole' | 'queueLength' | 'running'>[],
 ): Role[];
+/**
+ * As splitToRoles, but on mixed hardware the prefill places go to the node
+ * kinds by comparative advantage: highest prefill rate / decode rate of one
+ * node first (ctx.model, for workload, default meanWorkload(ctx)); within a
+ * kind the least loaded move. Kinds without a model come last. One kind up,
+ * or no workload: exactly splitToRoles' roles.
+ */
+export declare function splitByKind(
+  nP: number,
+  nodes: readonly Pick<CtxNode, 'state' | 'role' | 'targetRole' | 'queueLength' | 'running' | 'kind'>[],
+  ctx: Ctx,
+  workload?: Workload | null,
+): Role[];
 /** How many entries are P and D; with nodes, down nodes are not counted. */
 export declare function countRoles(roles: readonly Role[], nodes?: readonly Pick<CtxNode, 'state'>[]): { P: number; D: number };

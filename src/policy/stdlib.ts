@@ -29,6 +29,7 @@ export interface PhaseCapacity {
 }
 
 type NodeForSplit = Pick<CtxNode, 'state' | 'role' | 'targetRole' | 'queueLength' | 'running'>;
+type NodeForKindSplit = NodeForSplit & Pick<CtxNode, 'kind'>;
 type Sample = number | null | undefined;
 
 /** The stdlib's functions, typed. Their behaviour is documented in stdlib-source.ts and CONTRACT.md. */
@@ -41,6 +42,7 @@ export interface Stdlib {
   phaseCapacity(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): PhaseCapacity;
   predictThroughput(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): number;
   splitToRoles(nP: number, nodes: readonly NodeForSplit[]): Role[];
+  splitByKind(nP: number, nodes: readonly NodeForKindSplit[], ctx: Ctx, workload?: Workload | null): Role[];
   countRoles(roles: readonly Role[], nodes?: readonly Pick<CtxNode, 'state'>[]): { P: number; D: number };
 }
 

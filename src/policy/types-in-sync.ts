@@ -39,6 +39,7 @@ export type StdlibInSync = Assert<
       phaseCapacity: typeof Authored.phaseCapacity;
       predictThroughput: typeof Authored.predictThroughput;
       splitToRoles: typeof Authored.splitToRoles;
+      splitByKind: typeof Authored.splitByKind;
       countRoles: typeof Authored.countRoles;
     }
   >

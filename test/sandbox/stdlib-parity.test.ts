@@ -15,6 +15,7 @@ const PROBE = String.raw`function probe(ctx, lib) {
   for (let p = 0; p <= ctx.nodes.length; p++) {
     const roles = lib.splitToRoles(p, ctx.nodes);
     out.splits.push({ roles, cap: lib.phaseCapacity(ctx, roles), theta: lib.predictThroughput(ctx, roles), count: lib.countRoles(roles, ctx.nodes) });
+    out.splits.push({ byKind: lib.splitByKind(p, ctx.nodes, ctx), byKindLatest: lib.splitByKind(p, ctx.nodes, ctx, lib.sliceWorkload(ctx, ctx.window.slices.length - 1)) });
   }
   for (let i = 0; i < ctx.window.slices.length; i++) {
     out.perSlice.push(lib.predictThroughput(ctx, ctx.plan.roles, lib.sliceWorkload(ctx, i)));
@@ -77,9 +78,50 @@ describe('stdlib parity between host and sandbox', () => {
         sandbox.dispose();
       }
       // And the probe measured something real.
-      const parsed = JSON.parse(host) as { splits: { theta: number }[]; stats: unknown[] };
-      expect(Math.max(...parsed.splits.map((x) => x.theta))).toBeGreaterThan(0);
+      const parsed = JSON.parse(host) as { splits: { theta?: number }[]; stats: unknown[] };
+      expect(Math.max(...parsed.splits.map((x) => x.theta ?? 0))).toBeGreaterThan(0);
       expect(parsed.stats.slice(-2)).toEqual(['NaN', 'Infinity']);
     });
   }
+});
+
+/** One schedule call in the sandbox that makes every split with `call`: its plan's roles and its counted ops. */
+function opsOf(ctx: Ctx, call: string): { roles: string; ops: number } {
+  const sandbox = PolicySandbox.create(
+    `function shouldReschedule(ctx) { return true; }
+     function schedule(ctx) {
+       let roles = ctx.plan.roles;
+       for (let p = 0; p <= ctx.nodes.length; p++) roles = ${call};
+       return { roles: ${call.replace(/\bp\b/g, 'Math.min(ctx.nodes.length - 1, Math.max(1, ctx.nodes.length >> 1))')} };
+     }`,
+    { name: 'ops' },
+  );
+  try {
+    const r = sandbox.schedule(ctx);
+    if (!r.ok) throw new Error(r.failure.message);
+    return { roles: r.plan.roles.join(''), ops: r.ops };
+  } finally {
+    sandbox.dispose();
+  }
+}
+
+describe('splitByKind costs what splitToRoles costs on one kind', () => {
+  // Same roles and same counted ops: a policy switched to splitByKind on a
+  // homogeneous cluster is charged the same scheduling time, so its run is unchanged.
+  for (const seed of [1, 2, 3]) {
+    it(`counts the same ops, sample seed ${seed}`, () => {
+      const ctx = sampleCtx({ seed, now: 1000 * seed });
+      ctx.nodes[2]!.state = 'down';
+      ctx.nodes[4] = { ...ctx.nodes[4]!, state: 'switching', targetRole: ctx.nodes[4]!.role === 'P' ? 'D' : 'P' };
+      const plain = opsOf(ctx, 'splitToRoles(p, ctx.nodes)');
+      const byKind = opsOf(ctx, 'splitByKind(p, ctx.nodes, ctx)');
+      expect(byKind).toEqual(plain);
+      expect(plain.ops).toBeGreaterThan(50);
+    });
+  }
+
+  it('counts more on mixed hardware, where it ranks the kinds', () => {
+    const ctx = heterogeneousCtx(4);
+    expect(opsOf(ctx, 'splitByKind(p, ctx.nodes, ctx)').ops).toBeGreaterThan(opsOf(ctx, 'splitToRoles(p, ctx.nodes)').ops);
+  });
 });
