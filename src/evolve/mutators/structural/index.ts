@@ -8,6 +8,7 @@ import { duplicateStatement } from './duplicate-statement.js';
 import { flipComparison } from './flip-comparison.js';
 import { perturbLiteral } from './perturb-literal.js';
 import { shiftComparison } from './shift-comparison.js';
+import { splitByKindEdit, splitSites } from './split-by-kind.js';
 import { swapFunction } from './swap-function.js';
 import { knobValueSites, swapKnobValue } from './swap-knob-value.js';
 
@@ -18,6 +19,12 @@ const EDIT_KINDS: readonly EditKind[] = [perturbLiteral, shiftComparison, flipCo
  * one is mutated exactly as before the kind existed (same rng, same edit).
  */
 const KNOB_KINDS: readonly EditKind[] = [swapKnobValue];
+/**
+ * Drawn only when the code has a splitToRoles / splitByKind call to switch,
+ * after the others, so code without one is mutated exactly as before the
+ * kind existed. Code with one (every seed) draws differently from then on.
+ */
+const SPLIT_KINDS: readonly EditKind[] = [splitByKindEdit];
 
 /** Edits a rejected result may be retried with before the mutation gives up. */
 const SPARE_ATTEMPTS = 8;
@@ -79,7 +86,9 @@ function mutateSource(input: MutationInput, wanted: number): { code: string; edi
 
 /** Draw edit kinds by weight until one applies: a kind with no site in this code is not drawn again. */
 function applyOneEdit(context: EditContext, rng: Rng): { code: string; description: string } | null {
-  const left = knobValueSites(context).length > 0 ? [...EDIT_KINDS, ...KNOB_KINDS] : [...EDIT_KINDS];
+  const left = [...EDIT_KINDS];
+  if (knobValueSites(context).length > 0) left.push(...KNOB_KINDS);
+  if (splitSites(context).length > 0) left.push(...SPLIT_KINDS);
   while (left.length > 0) {
     const kind = pickWeighted(left, rng);
     const edit = kind.apply(context, rng);
