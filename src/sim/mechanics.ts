@@ -58,6 +58,20 @@ export const MechanicsSchema = z.strictObject({
    */
   fetchOverlap: z.enum(['none', 'layerwise']).default('none'),
   // ---- end fetch overlap ------------------------------------------------------
+  // ---- what a decode node keeps of what it generated (issue #17) -------------
+  /**
+   * cached: when a request ends, the blocks its decode filled (prompt tail and
+   * output) enter the decode node's L1 and L2, so the branch's next call can
+   * reuse them (from the pool when pool is shared). dropped: the decode node
+   * frees the request's KV when it ends and writes none of it anywhere, as
+   * SGLang PD decode does unless --disaggregation-decode-enable-offload-kvcache
+   * is set (DecodeKVCacheOffloadManager; its radix cache is off too,
+   * --disaggregation-decode-enable-radix-cache): the next call recomputes the
+   * previous output, which the ideal hit rate still counts (it was produced).
+   * See docs/simulator.md. cached in every preset.
+   */
+  decodeOutput: z.enum(['cached', 'dropped']).default('cached'),
+  // ---- end decode output ----------------------------------------------------
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
@@ -75,6 +89,7 @@ export const MECHANICS_PRESETS = {
     decodeKv: 'unbounded',
     affinityView: 'cache',
     fetchOverlap: 'none',
+    decodeOutput: 'cached',
   },
   /** SGLang PD: fixed roles (a policy may still replan; the transition is then in place). */
   'sglang-pd': {
@@ -87,6 +102,7 @@ export const MECHANICS_PRESETS = {
     decodeKv: 'unbounded',
     affinityView: 'cache',
     fetchOverlap: 'none',
+    decodeOutput: 'cached',
   },
   dynamo: {
     transition: 'restart',
@@ -98,6 +114,7 @@ export const MECHANICS_PRESETS = {
     decodeKv: 'unbounded',
     affinityView: 'cache',
     fetchOverlap: 'none',
+    decodeOutput: 'cached',
   },
 } as const satisfies Record<string, Mechanics>;
 export type MechanicsPresetName = keyof typeof MECHANICS_PRESETS;

@@ -2,7 +2,7 @@ import { SimulationInvariantError } from '../../common/errors.js';
 import { BlockTable, COPY_HINT, L1_MASK, L2_MASK, STAMP } from './block-table.js';
 import { Copies } from './copies.js';
 import { BLOCK, COUNT, NODE, NOT_RESIDENT, QUEUE, SLAB, SLAB_BITS, keyIndex, slotBase } from './copy-store.js';
-import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
+import { BranchHoldings, NO_NODE, PHASE_D, PHASE_P, listed, reserve, type Holding, type HoldingLists, type Phase } from './holdings.js';
 import { checkBlockIds, checkNode, checkOptions, checkRange, checkTime } from './checks.js';
 import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
@@ -118,6 +118,13 @@ export class KvDirectory {
   /** Decode on `node` produced these blocks, continuing the branch's context: they join its D holding. */
   addProduced(node: number, branch: number, blocks: readonly number[], now: number): void {
     this.admit(node, branch, PHASE_D, blocks, now, true);
+  }
+
+  /** Decode produced these blocks and kept no copy (decodeOutput dropped): produced (a match's ideal), resident nowhere. */
+  markProduced(blocks: readonly number[]): void {
+    checkBlockIds(blocks);
+    this.slots.internAll(blocks);
+    this.table.ensure(this.slots.highWater - 1);
   }
 
   /** The branch issues no more requests: -1 on every block it holds, both phases. */
@@ -389,9 +396,4 @@ export class KvDirectory {
     return this.gen;
   }
 
-}
-
-function listed(lists: HoldingLists, block: number): boolean {
-  for (let k = 0; k < lists.size; k++) if (lists.blocks[k] === block) return true;
-  return false;
 }

@@ -33,6 +33,12 @@ export function reserve(lists: HoldingLists, n: number): void {
   lists.copies = copies;
 }
 
+/** Whether the lists hold the block (a linear scan: for small lists). */
+export function listed(lists: HoldingLists, block: number): boolean {
+  for (let k = 0; k < lists.size; k++) if (lists.blocks[k] === block) return true;
+  return false;
+}
+
 export function emptyLists(): HoldingLists {
   return { size: 0, blocks: new Int32Array(16), copies: new Int32Array(16) };
 }

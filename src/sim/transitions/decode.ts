@@ -73,13 +73,21 @@ export function onDecodeStep(s: SimState, ev: Extract<SimEvent, { type: 'decode'
   return out;
 }
 
-/** The request's last token: its produced KV goes to the pool, the workload hears of it. */
+/**
+ * The request's last token: its produced KV goes to the pool (decodeOutput
+ * cached) or is freed, still counted as produced (dropped); the workload
+ * hears of it.
+ */
 export function complete(s: SimState, rs: RequestState, node: SimNode, now: number, out: SimEvent[]): void {
   rs.phase = 'done';
   rs.finishedAt = now;
   const gateway = s.prefillRouter.gateway;
   if (gateway) gatewayDone(gateway, rs);
-  if (rs.req.producedBlocks.length > 0) s.kv.addProduced(node.id, rs.req.branch, rs.req.producedBlocks, now);
+  const produced = rs.req.producedBlocks;
+  if (produced.length > 0) {
+    if (s.opts.mechanics.decodeOutput === 'dropped') s.kv.markProduced(produced);
+    else s.kv.addProduced(node.id, rs.req.branch, produced, now);
+  }
   s.requests.delete(rs.req.id);
   s.metrics.completion(rs, now);
   for (const ev of s.opts.source.onComplete(rs.req.id, now)) scheduleWorkload(s, ev, now, out);
