@@ -3,7 +3,7 @@ import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
-import { runKnobSearch } from '../mutators/knob-search/run.js';
+import { inForceAtStart, runKnobSearch } from '../mutators/knob-search/run.js';
 import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 /**
@@ -39,10 +39,7 @@ function tune(task: PooledTuneTask): TuneResult {
   const replay = (code: string, index: number) =>
     evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs });
   if (task.request.search !== 'knobs') return runTuning(task.request, replay);
-  const atStart = task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!));
-  return runKnobSearch(task.request, replay, (knob, value) =>
-    atStart.every((m) => (m[knob.group] as Record<string, unknown>)[knob.key] === value),
-  );
+  return runKnobSearch(task.request, replay, inForceAtStart(task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!))));
 }
 
 function evaluate(task: PooledEvalTask): EvalOutcome {

@@ -11,6 +11,7 @@ import { buildMutator } from '../../../src/evolve/engine/build-mutator.js';
 import {
   createKnobSearchMutator,
   DEFAULT_OFFLINE_MIX,
+  inForceAtStart,
   MutationFailed,
   parseMutatorSpec,
   ROLES_ONLY_OFFLINE_MIX,
@@ -233,8 +234,7 @@ describe('knob-search inside the evaluator pool', () => {
     // evolving-infra starts with predicted-ttft, least-loaded, refcount and protectWaiting 'both': the worker skips those 4.
     const atStart = snapshotKnobsAtStart(snapshot);
     expect(atStart.routing).toMatchObject({ prefill: 'predicted-ttft', decode: 'least-loaded' });
-    const inForce = (knob: InsertableKnob, value: string | number) => (atStart[knob.group] as Record<string, unknown>)[knob.key] === value;
-    const local = runKnobSearch(r, (c) => evaluatePolicy(snapshot, { name: 'tune', source: c }, { schedCost, sandbox: { cpuLimitMs: 1000 } }), inForce);
+    const local = runKnobSearch(r, (c) => evaluatePolicy(snapshot, { name: 'tune', source: c }, { schedCost, sandbox: { cpuLimitMs: 1000 } }), inForceAtStart([atStart]));
     expect(pooled).toEqual(local);
     expect(pooled.ok ? pooled.summary : pooled.message).toMatch(/^knob-search: .*3 of 11 pairs \(4 in force skipped\) in 4 replays/);
   }, 120_000);

@@ -1,5 +1,6 @@
 import { Rng } from '../../../common/rng.js';
 import type { Evaluation } from '../../../evaluate/index.js';
+import type { CtxMechanics } from '../../../policy/index.js';
 import { parsePolicy } from '../policy-shape.js';
 import { knobEdit, knobPairs, namesGroup, type InsertableKnob } from '../structural/insert-knob.js';
 import { countedObjective, formatObjective as fmt } from '../tune/objective.js';
@@ -8,6 +9,11 @@ import type { TuneResult } from '../tune/run.js';
 
 /** True when `value` is the setting of `knob` in force where every training snapshot starts. */
 export type KnobInForce = (knob: InsertableKnob, value: string | number) => boolean;
+
+/** The KnobInForce of training snapshots that start with these settings (each one's ctx.mechanics at t = 0). */
+export function inForceAtStart(atStart: readonly CtxMechanics[]): KnobInForce {
+  return (knob, value) => atStart.every((m) => (m[knob.group] as Record<string, unknown>)[knob.key] === value);
+}
 
 /**
  * Knob search: every (field, value) insert-knob can make of the parent
@@ -65,4 +71,3 @@ export function runKnobSearch(
     baseline,
   };
 }
-

@@ -1,22 +1,9 @@
-import { MutationFailed } from '../errors.js';
-import { checkPolicy } from '../policy-shape.js';
-import type { MutationInput, MutationOutput, Mutator } from '../types.js';
-import type { TuneRequest } from './request.js';
-import type { TuneResult } from './run.js';
+import type { Mutator } from '../types.js';
+import { createSearchMutator, type Tuner } from './search-mutator.js';
 
 export type { TuneRequest } from './request.js';
 export { runTuning, type TuneResult } from './run.js';
-
-/**
- * Where tuning runs: it needs the evaluator, so the evolution run provides
- * it (the evaluator pool runs each tuning run inside one worker task, so
- * tuning runs parallelise like evaluations). `objective` says which
- * snapshots and normalisation the run's fitness uses.
- */
-export interface Tuner {
-  tune(request: TuneRequest): Promise<TuneResult | { ok: false; kind: 'crash'; message: string }>;
-  objective(): Pick<TuneRequest, 'snapshots' | 'references'>;
-}
+export { createSearchMutator, type SearchFields, type Tuner } from './search-mutator.js';
 
 export interface TuneOptions {
   /** Replays per tuning run (default 8). */
@@ -32,31 +19,8 @@ export interface TuneOptions {
  * it once its pool exists).
  */
 export function createTuneMutator(tuner: () => Tuner | undefined, options: TuneOptions = {}): Mutator {
-  const replays = options.replays ?? 8;
-  const maxLiterals = options.maxLiterals ?? 4;
-  return {
-    name: 'tune',
-    async mutate(input: MutationInput, signal?: AbortSignal): Promise<MutationOutput> {
-      if (signal?.aborted) throw new MutationFailed('aborted', 'aborted before it started', { mutator: 'tune' });
-      const t = tuner();
-      if (!t) throw new MutationFailed('endpoint', 'no evaluator to tune with (tune runs inside an evolution run)', { mutator: 'tune' });
-      const parent = checkPolicy(input.parent.code);
-      if (!parent.ok) throw new MutationFailed('parse', `parent #${input.parent.id} ${parent.message}`, { mutator: 'tune' });
-      const result = await t.tune({
-        code: input.parent.code,
-        // The candidate's rng seeds the whole run: same slot, same tuning.
-        seed: Math.floor(input.rng.next() * 2 ** 31),
-        replays,
-        maxLiterals,
-        baseline: typeof input.parent.fitness === 'number' ? input.parent.fitness : null,
-        ...t.objective(),
-      });
-      if (!result.ok) {
-        throw new MutationFailed(result.kind === 'crash' ? 'endpoint' : result.kind, result.message, { mutator: 'tune' });
-      }
-      const check = checkPolicy(result.code);
-      if (!check.ok) throw new MutationFailed('parse', `tuned code ${check.message}`, { mutator: 'tune' });
-      return { code: result.code, editSummary: result.summary, model: null, promptTokens: null, completionTokens: null, mutator: 'tune' };
-    },
-  };
+  return createSearchMutator('tune', tuner, { replays: options.replays ?? 8, maxLiterals: options.maxLiterals ?? 4 }, {
+    noTuner: 'no evaluator to tune with (tune runs inside an evolution run)',
+    result: 'tuned code',
+  });
 }
