@@ -66,7 +66,7 @@ function formatResult(scenario: Scenario, r: SimResult, wallSeconds: number, wit
   const mech = scenario.mechanics;
   const head =
     `workload ${scenario.workload}${scenario.agents ? ` (${scenario.agents} agents)` : ''}, ${scenario.nodes} nodes, split ${scenario.split} -> ${r.finalSplit}, seed ${scenario.seed}\n` +
-    `mechanics: transition=${mech.transition} pool=${mech.pool} fetch=${mech.fetch} eviction=${mech.eviction} prefill=${mech.prefillRouting} decode=${mech.decodeRouting} decodeKv=${mech.decodeKv} affinityView=${mech.affinityView} fetchOverlap=${mech.fetchOverlap} decodeOutput=${mech.decodeOutput}\n` +
+    `mechanics: transition=${mech.transition} pool=${mech.pool} fetch=${mech.fetch} eviction=${mech.eviction} prefill=${mech.prefillRouting} decode=${mech.decodeRouting} decodeKv=${mech.decodeKv} affinityView=${mech.affinityView} fetchOverlap=${mech.fetchOverlap} decodeOutput=${mech.decodeOutput} decodeSlots=${mech.decodeSlots}\n` +
     `scored minutes ${scenario.warmupMinutes} to ${scenario.warmupMinutes + scenario.minutes}; ${r.events} events in ${wallSeconds.toFixed(2)} s wall (${(r.simSeconds / Math.max(wallSeconds, 1e-9)).toFixed(0)}x real time)\n` +
     `${formatModelLine(r.learning)}\n\n`;
   const rows: (string | number)[][] = [

@@ -72,6 +72,22 @@ export const MechanicsSchema = z.strictObject({
    */
   decodeOutput: z.enum(['cached', 'dropped']).default('cached'),
   // ---- end decode output ----------------------------------------------------
+  // ---- when a request takes its decode node's request slot (issue #17) -------
+  /**
+   * join: a request needs a decode node only when its KV arrives (the batch
+   * limit is the profile's maxDecodeRequests). dispatch: SGLang PD. The
+   * request's decode node is chosen when it is dispatched and must
+   * preallocate it a request slot before its prefill may start
+   * (sgl-project/sglang python/sglang/srt/disaggregation/prefill.py, the
+   * bootstrap queue; decode.py DecodePreallocQueue.pop_preallocated stops
+   * when req_to_token_pool has no free slot); the slot is held through
+   * prefill, transfer and decode. A decode node has max_running_requests
+   * slots (DecodeReqToTokenPool: no extra pre-allocation slots above 32),
+   * which SGLang sets to 48 under speculative decoding unless given
+   * (server_args.py). See src/sim/transitions/decode-slots.ts.
+   */
+  decodeSlots: z.enum(['join', 'dispatch']).default('join'),
+  // ---- end decode slots -----------------------------------------------------
 });
 export type Mechanics = z.infer<typeof MechanicsSchema>;
 export type PrefillRouting = Mechanics['prefillRouting'];
@@ -90,6 +106,7 @@ export const MECHANICS_PRESETS = {
     affinityView: 'cache',
     fetchOverlap: 'none',
     decodeOutput: 'cached',
+    decodeSlots: 'join',
   },
   /** SGLang PD: fixed roles (a policy may still replan; the transition is then in place). */
   'sglang-pd': {
@@ -103,6 +120,7 @@ export const MECHANICS_PRESETS = {
     affinityView: 'cache',
     fetchOverlap: 'none',
     decodeOutput: 'cached',
+    decodeSlots: 'dispatch',
   },
   dynamo: {
     transition: 'restart',
@@ -115,6 +133,7 @@ export const MECHANICS_PRESETS = {
     affinityView: 'cache',
     fetchOverlap: 'none',
     decodeOutput: 'cached',
+    decodeSlots: 'join',
   },
 } as const satisfies Record<string, Mechanics>;
 export type MechanicsPresetName = keyof typeof MECHANICS_PRESETS;

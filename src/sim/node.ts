@@ -114,6 +114,9 @@ export class SimNode {
   }
   decodeTimerToken = 0;
   decodeTimerAt = Infinity;
+  /** decodeSlots 'dispatch' (transitions/decode-slots.ts): request slots held on this decode node, and the requests waiting for one, FIFO. */
+  slotsHeld = 0;
+  readonly preallocQueue: RequestState[] = [];
   /** Routing's reusable placement object for this node (routing/prefix.ts), so that placing a request allocates nothing per node. */
   placementScratch: unknown = null;
   /** The routing index told when the prefill wait fields change (routing/wait-index.ts). */

@@ -3,6 +3,7 @@ import type { SimRequest } from '../workload/types.js';
 /** Where a request is. Every request that arrived is in exactly one of these until `done`. */
 export type RequestPhase =
   | 'pending-prefill' // no prefill node available: waits in the cluster-level queue
+  | 'bootstrap' // decodeSlots 'dispatch': waits for a request slot on its decode node before prefill (transitions/decode-slots.ts)
   | 'prefill-queue'
   | 'prefill-run'
   | 'transfer' // KV on its way GPU-to-GPU to the decode node
@@ -19,6 +20,8 @@ export class RequestState {
   /** The prefill node the gateway's load count holds the request against, until its response ends (-1: none; routing/cache-aware.ts). */
   gatewayNode = -1;
   decodeNode = -1;
+  /** decodeSlots 'dispatch': the decode node whose request slot it holds from dispatch to its last token (-1: none). */
+  slotNode = -1;
   enqueuedAt = 0;
   /** Async fetch: when the missing prefix is on the node; at-start: fetch seconds to add to prefill. */
   fetchReadyAt = 0;

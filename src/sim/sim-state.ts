@@ -101,6 +101,8 @@ export interface SimState {
   /** Cluster-level queues: requests waiting for any node of their phase to accept them. */
   readonly pendingPrefill: RequestState[];
   readonly pendingDecode: RequestState[];
+  /** decodeSlots 'dispatch': decode nodes whose waiting requests are looked at after the event (transitions/slot-admission.ts). */
+  readonly slotWake: SimNode[];
   readonly prefillRouter: PrefillRouterState;
   readonly decodeRouter: DecodeRouterState;
   /** The mechanics a plan may change (contract v2), starting from opts.mechanics. */

@@ -21,6 +21,7 @@ import { onMembership } from './transitions/membership.js';
 import { onMonitor } from './transitions/monitor.js';
 import { onFetchDone, onPrefillDone } from './transitions/prefill.js';
 import { maybeFinishSwitch, onRestartDone } from './transitions/role-switch.js';
+import { admitWoken } from './transitions/slot-admission.js';
 
 /** The plan's contract-v2 fields alone: what SimOptions.initialKnobs may set. */
 const PlanKnobsSchema = PlanSchema.omit({ roles: true });
@@ -90,6 +91,7 @@ export class Simulator {
       requests: new Map(),
       pendingPrefill: [],
       pendingDecode: [],
+      slotWake: [],
       prefillRouter: newPrefillRouterState(opts.mechanics.affinityView),
       decodeRouter: { nextRoundRobin: 0 },
       knobs: startingKnobs(opts),
@@ -160,7 +162,9 @@ export class Simulator {
       s.now = ev.at;
       this.lastEventAt = ev.at;
       this.events++;
-      for (const follow of this.dispatch(ev)) this.queue.push(follow);
+      const follows = this.dispatch(ev);
+      if (s.slotWake.length > 0) admitWoken(s, s.now, follows);
+      for (const follow of follows) this.queue.push(follow);
       if (opts.onProgress && s.now >= this.nextProgress) {
         opts.onProgress(s.now);
         this.nextProgress = s.now + 60;
@@ -263,7 +267,7 @@ export class Simulator {
   private checkConservation(): void {
     const { s } = this;
     let located = s.pendingPrefill.length + s.pendingDecode.length;
-    for (const n of s.nodes) located += n.prefillQueue.length + n.prefillRunning.length + n.decodeRequests.size;
+    for (const n of s.nodes) located += n.prefillQueue.length + n.prefillRunning.length + n.decodeRequests.size + n.preallocQueue.length;
     for (const rs of s.requests.values()) if (rs.phase === 'transfer') located++;
     if (located !== s.requests.size || s.metrics.arrived !== s.metrics.completed + s.requests.size) {
       throw new SimulationInvariantError(

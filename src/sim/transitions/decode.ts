@@ -5,6 +5,7 @@ import { gatewayDone } from '../routing/cache-aware.js';
 import { decodeCandidates } from '../routing/candidates.js';
 import { chooseDecode, packDecode } from '../routing/decode.js';
 import { scheduleWorkload, type SimState } from '../sim-state.js';
+import { releaseSlot, slotDecodeNode, wakeSlots } from './decode-slots.js';
 
 /**
  * Decode: the hand-off of a prefilled request's KV to a decode node, the
@@ -19,8 +20,10 @@ export function routeDecode(s: SimState, rs: RequestState, from: SimNode, now: n
     s.pendingDecode.push(rs);
     return;
   }
-  // While the engine learns, decodes of a kind are packed so that it sees the whole range of batch sizes.
-  const target = s.collocating ? packDecode(s.nodes, candidates, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, s.nodes, candidates, s.decodeRouter);
+  // decodeSlots 'dispatch': the node holding its slot. While the engine learns, decodes of a kind are packed so that it sees the whole range of batch sizes.
+  const target =
+    slotDecodeNode(s, rs) ??
+    (s.collocating ? packDecode(s.nodes, candidates, from.hw.kind) : chooseDecode(s.knobs.decodeRouting, s.nodes, candidates, s.decodeRouter));
   rs.phase = 'transfer';
   rs.decodeNode = target.id;
   target.inboundTransfers++;
@@ -81,6 +84,7 @@ export function onDecodeStep(s: SimState, ev: Extract<SimEvent, { type: 'decode'
 export function complete(s: SimState, rs: RequestState, node: SimNode, now: number, out: SimEvent[]): void {
   rs.phase = 'done';
   rs.finishedAt = now;
+  releaseSlot(s, rs);
   const gateway = s.prefillRouter.gateway;
   if (gateway) gatewayDone(gateway, rs);
   const produced = rs.req.producedBlocks;
@@ -99,5 +103,6 @@ export function moveWaitingDecodes(s: SimState, node: SimNode, now: number, out:
     const rs = node.takeDecodeRequest(id);
     routeDecode(s, rs, node, now, out);
   }
+  wakeSlots(s, node);
   armDecodeTimer(node, now, out);
 }

@@ -2,7 +2,7 @@ import type { SimEvent } from '../events.js';
 import { RequestState } from '../request-state.js';
 import { forgetBranch } from '../routing/prefill.js';
 import { scheduleWorkload, type SimState } from '../sim-state.js';
-import { routePrefill } from './prefill.js';
+import { dispatchRequest } from './slot-admission.js';
 
 /** Workload intake: new requests go to prefill, ended branches release their KV (and retired ids their slots), agent wake-ups ask the source for more. */
 export function onWorkload(s: SimState, ev: Extract<SimEvent, { type: 'workload' }>, now: number, out: SimEvent[] = []): SimEvent[] {
@@ -13,7 +13,7 @@ export function onWorkload(s: SimState, ev: Extract<SimEvent, { type: 'workload'
       const rs = new RequestState(event.request, now);
       s.requests.set(event.request.id, rs);
       s.metrics.arrival(now);
-      routePrefill(s, rs, now, out);
+      dispatchRequest(s, rs, now, out);
       break;
     }
     case 'branch-end': {

@@ -2,6 +2,7 @@ import type { SimEvent } from '../events.js';
 import type { SimNode } from '../node.js';
 import type { RequestState } from '../request-state.js';
 import { currentSplit, openTransition, type SimState } from '../sim-state.js';
+import { wakeSlots } from './decode-slots.js';
 import { reprefillPendingDecodes, routePrefill } from './prefill.js';
 import { afterCapacityChange, reconcile } from './role-switch.js';
 
@@ -42,6 +43,7 @@ function nodeDown(s: SimState, node: SimNode, ev: Extract<SimEvent, { type: 'mem
     routePrefill(s, rs, now, out);
   }
   reprefillPendingDecodes(s, node, now, out);
+  wakeSlots(s, node);
   s.metrics.split(now, currentSplit(s));
 }
 

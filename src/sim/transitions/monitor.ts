@@ -13,6 +13,8 @@ export function onMonitor(s: SimState, now: number, step: number, out: SimEvent[
       pq += n.prefillQueue.length;
     }
     if (n.servesDecode && n.up) dq += n.decode.waiting + n.decode.size;
+    // decodeSlots 'dispatch': waiting for a decode slot before prefill, i.e. not yet prefilled.
+    pq += n.preallocQueue.length;
   }
   pq += s.pendingPrefill.length;
   dq += s.pendingDecode.length;
