@@ -8,6 +8,7 @@ import type { EditContext } from '../../../src/evolve/mutators/structural/edit.j
 import { headroomSites, prefillHeadroomEdit } from '../../../src/evolve/mutators/structural/prefill-headroom.js';
 import { literalSites } from '../../../src/evolve/mutators/structural/perturb-literal.js';
 import { sampleCtx, stdlib } from '../../../src/policy/index.js';
+import { PolicySandbox } from '../../../src/sandbox/index.js';
 
 function context(code: string): EditContext {
   return { code, program: parsePolicy(code), inspirations: [] };
@@ -53,27 +54,59 @@ describe('predictWithHeadroom', () => {
 });
 
 describe('prefill-headroom edit', () => {
-  it('turns every predictThroughput call of greedy into predictWithHeadroom at 0.5, a literal the tune mutator can move', () => {
+  it('turns every predictThroughput call of greedy into predictWithHeadroom reading one new constant, 0.5, a literal the tune mutator can move', () => {
     const sites = headroomSites(context(greedy));
     expect(sites.map((s) => [s.to, s.line, s.text])).toEqual([
-      ['predictWithHeadroom', 63, 'predictWithHeadroom(ctx, splitToRoles(cur, ctx.nodes), w, 0.5)'],
-      ['predictWithHeadroom', 65, 'predictWithHeadroom(ctx, splitToRoles(p, ctx.nodes), w, 0.5)'],
+      ['predictWithHeadroom', 63, 'predictWithHeadroom(ctx, splitToRoles(cur, ctx.nodes), w, PREFILL_SPARE_NODES)'],
+      ['predictWithHeadroom', 65, 'predictWithHeadroom(ctx, splitToRoles(p, ctx.nodes), w, PREFILL_SPARE_NODES)'],
     ]);
     const edit = prefillHeadroomEdit.apply(context(greedy), new Rng(1))!;
     expect(checkPolicy(edit.code).ok).toBe(true);
-    expect(edit.code).toBe(greedy.replaceAll(/predictThroughput\((ctx, splitToRoles\((?:cur|p), ctx\.nodes\), w)\)/g, 'predictWithHeadroom($1, 0.5)'));
-    expect(edit.description).toBe('prefill headroom at 0.5: 2 calls -> predictWithHeadroom (line 63, 65)');
+    expect(edit.code).toBe(
+      greedy
+        .replace('function upCount(ctx) {', 'const PREFILL_SPARE_NODES = 0.5;\n\nfunction upCount(ctx) {')
+        .replaceAll(/predictThroughput\((ctx, splitToRoles\((?:cur|p), ctx\.nodes\), w)\)/g, 'predictWithHeadroom($1, PREFILL_SPARE_NODES)'),
+    );
+    expect(edit.description).toBe('prefill headroom on (PREFILL_SPARE_NODES): 2 calls -> predictWithHeadroom (line 63, 65)');
     const literals = literalSites({ program: parsePolicy(edit.code) }).map((s) => s.literal.raw);
-    expect(literals.filter((r) => r === '0.5')).toHaveLength(2);
+    expect(literals.filter((r) => r === '0.5')).toHaveLength(1);
+    // Back: the calls and the constant go, which gives the seed again.
+    expect(prefillHeadroomEdit.apply(context(edit.code), new Rng(1))!.code).toBe(greedy);
+  });
+
+  it('runs in the sandbox: the edited greedy plans, and at 0 spare nodes it plans what greedy plans', () => {
+    const edited = prefillHeadroomEdit.apply(context(greedy), new Rng(1))!.code;
+    const ctx = sampleCtx({ seed: 2 });
+    const plan = (code: string) => {
+      const sandbox = PolicySandbox.create(code, { name: 'headroom' });
+      try {
+        const r = sandbox.schedule(ctx);
+        if (!r.ok) throw new Error(r.failure.message);
+        return r.plan.roles.join('');
+      } finally {
+        sandbox.dispose();
+      }
+    };
+    expect(plan(edited)).toMatch(/^[PD]+$/);
+    expect(plan(edited.replace('const PREFILL_SPARE_NODES = 0.5;', 'const PREFILL_SPARE_NODES = 0;'))).toBe(plan(greedy));
   });
 
   it('fills in undefined for a call without a workload, and a round trip gives the parent', () => {
     const code = policy('function schedule(c) {\n  const t = predictThroughput(c, c.plan.roles);\n  return { roles: t > 0 ? splitToRoles(2, c.nodes) : c.plan.roles };\n}');
     const on = prefillHeadroomEdit.apply(context(code), new Rng(1))!;
-    expect(on.code).toContain('predictWithHeadroom(c, c.plan.roles, undefined, 0.5)');
+    expect(on.code).toContain('predictWithHeadroom(c, c.plan.roles, undefined, PREFILL_SPARE_NODES)');
     const back = prefillHeadroomEdit.apply(context(on.code), new Rng(1))!;
     expect(back.code).toBe(code);
     expect(back.description).toMatch(/^prefill headroom off: /);
+  });
+
+  it('keeps a constant that something else still reads, and reuses a declared one', () => {
+    const code = policy('const PREFILL_SPARE_NODES = 0.7;\nfunction schedule(c) {\n  const h = PREFILL_SPARE_NODES;\n  return { roles: predictWithHeadroom(c, c.plan.roles, undefined, PREFILL_SPARE_NODES) > h ? c.plan.roles : c.plan.roles };\n}');
+    const off = prefillHeadroomEdit.apply(context(code), new Rng(1))!;
+    expect(off.code).toContain('const PREFILL_SPARE_NODES = 0.7;');
+    expect(off.code).toContain('predictThroughput(c, c.plan.roles)');
+    const on = prefillHeadroomEdit.apply(context(off.code), new Rng(1))!;
+    expect(on.code).toBe(code);
   });
 
   it('with calls of both kinds, draws a direction and switches every call of it', () => {
