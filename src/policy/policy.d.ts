@@ -237,6 +237,8 @@ export declare function sliceWorkload(ctx: Ctx, index: number): Workload | null;
 export declare function phaseCapacity(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): PhaseCapacity;
 /** Theta: requests/s of the split, min of the two phases. */
 export declare function predictThroughput(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): number;
+/** Theta with spareNodes prefill nodes' worth held back: min(prefill x (nP - spareNodes) / nP, decode), nP the up prefill nodes; 0 (or not a positive number) is predictThroughput. */
+export declare function predictWithHeadroom(ctx: Ctx, roles: readonly Role[], workload: Workload | null | undefined, spareNodes: number): number;
 /** Roles with round(nP) up nodes on prefill, moving as few (and the least loaded) nodes as possible. */
 export declare function splitToRoles(
   nP: number,

@@ -1,3 +1,5 @@
+import { PLANNING_SOURCE } from './stdlib-planning-source.js';
+
 /**
  * The policy stdlib as JavaScript source text. It is one expression (a
  * function called at once) whose value is an object of plain functions, so
@@ -253,107 +255,7 @@ export const STDLIB_SOURCE = String.raw`(function () {
     return roles;
   }
 
-  // Roles as splitToRoles makes them (round(nP) up nodes on P, down nodes
-  // left alone; within a kind a restarting node moves first, a switching one
-  // last, else the least loaded), but on mixed hardware the kinds decide
-  // which nodes run prefill, by comparative advantage: kinds ranked by one
-  // node's prefill rate over its decode rate (ctx.model, for the workload,
-  // default meanWorkload(ctx), at the decode batch of this split, as
-  // phaseCapacity has them), prefill places filled from the highest ratio
-  // down. Splitwise's placement (Patel et al., ISCA 2024: prompt phase on
-  // H100, token phase on A100): a GB300 does ~3.3x an H200's prefill but
-  // ~1.8x its decode, so it goes to prefill though faster at both. The kind
-  // order comes first: a switching node of a kind with fewer places is moved
-  // back. Equal ratios share places as one kind. A kind with no model, or
-  // rates both 0, comes last (the predictor counts nothing for it in either
-  // role). One kind up, no workload (null), or nP at 0 or every up node: the
-  // roles are splitToRoles' exactly. Ratios that nearly tie can swap places
-  // as the workload moves, and with them nodes at the same count.
-  function splitByKind(nP, nodes, ctx, workload) {
-    if (ctx === null || typeof ctx !== 'object' || ctx.model === null || typeof ctx.model !== 'object') {
-      throw new TypeError('splitByKind: the third argument must be ctx (its model ranks the node kinds)');
-    }
-    const roles = [];
-    const up = [];
-    let mixed = false;
-    for (let i = 0; i < nodes.length; i++) {
-      roles.push(nodes[i].targetRole || nodes[i].role);
-      if (nodes[i].state !== 'down') {
-        up.push(i);
-        if (nodes[i].kind !== nodes[up[0]].kind) mixed = true;
-      }
-    }
-    const want = Math.max(0, Math.min(up.length, Math.round(nP)));
-    function load(i) {
-      if (nodes[i].state === 'restarting') return -1;
-      if (nodes[i].state === 'switching') return 1e12;
-      return nodes[i].queueLength + nodes[i].running;
-    }
-    function byLoad(a, b) { return load(a) - load(b) || a - b; }
-    const tiers = mixed && want > 0 && want < up.length ? kindTiers(nodes, up, want, ctx, workload) : null;
-    // One tier: splitToRoles' own steps, written out again rather than shared
-    // so that the call counts the same ops (scheduling cost) as splitToRoles.
-    if (tiers === null) {
-      const ps = up.filter(function (i) { return roles[i] === 'P'; }).sort(byLoad);
-      const ds = up.filter(function (i) { return roles[i] === 'D'; }).sort(byLoad);
-      for (let k = 0; k < ps.length - want; k++) roles[ps[k]] = 'D';
-      for (let k = 0; k < want - ps.length; k++) roles[ds[k]] = 'P';
-      return roles;
-    }
-    let left = want;
-    for (let t = 0; t < tiers.length; t++) {
-      const quota = Math.min(left, tiers[t].length);
-      left -= quota;
-      const ps = tiers[t].filter(function (i) { return roles[i] === 'P'; }).sort(byLoad);
-      const ds = tiers[t].filter(function (i) { return roles[i] === 'D'; }).sort(byLoad);
-      for (let k = 0; k < ps.length - quota; k++) roles[ps[k]] = 'D';
-      for (let k = 0; k < quota - ps.length; k++) roles[ds[k]] = 'P';
-    }
-    return roles;
-  }
-
-  // prefill rate / decode rate of one node of model m; -Infinity (last) for
-  // no model, or rates that are both 0 or not numbers.
-  function prefillAdvantage(m, w, perNodeQueue) {
-    if (m === null) return -Infinity;
-    const r = prefillRate(m, w) / decodeRate(m, w, perNodeQueue);
-    return r === r ? r : -Infinity;
-  }
-
-  // The up nodes in tiers, the kind with the most prefill advantage first
-  // (kinds of equal ratio in one tier); null when there is no workload to
-  // rank by or every kind ties, which leaves one tier of every up node.
-  function kindTiers(nodes, up, want, ctx, workload) {
-    const w = workload === undefined ? meanWorkload(ctx) : workload;
-    if (w === null || w === undefined) return null;
-    const inSystem = w.decodeQueue + (isNum(w.prefillQueue) ? w.prefillQueue : 0);
-    const perNodeQueue = inSystem / (up.length - want);
-    const kinds = [];
-    const members = [];
-    const ratio = [];
-    for (let k = 0; k < up.length; k++) {
-      const kind = nodes[up[k]].kind;
-      let g = kinds.indexOf(kind);
-      if (g < 0) {
-        g = kinds.length;
-        kinds.push(kind);
-        members.push([]);
-        ratio.push(prefillAdvantage(modelOf(ctx, kind), w, perNodeQueue));
-      }
-      members[g].push(up[k]);
-    }
-    const order = kinds.map(function (_, g) { return g; }).sort(function (a, b) {
-      return ratio[a] > ratio[b] ? -1 : ratio[a] < ratio[b] ? 1 : a - b;
-    });
-    const tiers = [];
-    for (let j = 0; j < order.length; j++) {
-      const g = order[j];
-      if (j > 0 && ratio[g] === ratio[order[j - 1]]) tiers[tiers.length - 1] = tiers[tiers.length - 1].concat(members[g]);
-      else tiers.push(members[g]);
-    }
-    return tiers.length > 1 ? tiers : null;
-  }
-
+${PLANNING_SOURCE}
   // { P, D }: how many entries of roles are prefill and decode; with nodes
   // given, down nodes are not counted.
   function countRoles(roles, nodes) {
@@ -375,6 +277,7 @@ export const STDLIB_SOURCE = String.raw`(function () {
     sliceWorkload: sliceWorkload,
     phaseCapacity: phaseCapacity,
     predictThroughput: predictThroughput,
+    predictWithHeadroom: predictWithHeadroom,
     splitToRoles: splitToRoles,
     splitByKind: splitByKind,
     countRoles: countRoles,
@@ -390,6 +293,7 @@ export const STDLIB_NAMES = [
   'sliceWorkload',
   'phaseCapacity',
   'predictThroughput',
+  'predictWithHeadroom',
   'splitToRoles',
   'splitByKind',
   'countRoles',

@@ -41,6 +41,7 @@ export interface Stdlib {
   sliceWorkload(ctx: Ctx, index: number): Workload | null;
   phaseCapacity(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): PhaseCapacity;
   predictThroughput(ctx: Ctx, roles: readonly Role[], workload?: Workload | null): number;
+  predictWithHeadroom(ctx: Ctx, roles: readonly Role[], workload: Workload | null | undefined, spareNodes: number): number;
   splitToRoles(nP: number, nodes: readonly NodeForSplit[]): Role[];
   splitByKind(nP: number, nodes: readonly NodeForKindSplit[], ctx: Ctx, workload?: Workload | null): Role[];
   countRoles(roles: readonly Role[], nodes?: readonly Pick<CtxNode, 'state'>[]): { P: number; D: number };

@@ -38,6 +38,7 @@ export type StdlibInSync = Assert<
       sliceWorkload: typeof Authored.sliceWorkload;
       phaseCapacity: typeof Authored.phaseCapacity;
       predictThroughput: typeof Authored.predictThroughput;
+      predictWithHeadroom: typeof Authored.predictWithHeadroom;
       splitToRoles: typeof Authored.splitToRoles;
       splitByKind: typeof Authored.splitByKind;
       countRoles: typeof Authored.countRoles;

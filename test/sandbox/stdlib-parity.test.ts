@@ -15,6 +15,7 @@ const PROBE = String.raw`function probe(ctx, lib) {
   for (let p = 0; p <= ctx.nodes.length; p++) {
     const roles = lib.splitToRoles(p, ctx.nodes);
     out.splits.push({ roles, cap: lib.phaseCapacity(ctx, roles), theta: lib.predictThroughput(ctx, roles), count: lib.countRoles(roles, ctx.nodes) });
+    out.splits.push({ headroom: [lib.predictWithHeadroom(ctx, roles, undefined, 0.5), lib.predictWithHeadroom(ctx, roles, lib.sliceWorkload(ctx, 0), 1.3), lib.predictWithHeadroom(ctx, roles, undefined, -1)] });
     out.splits.push({ byKind: lib.splitByKind(p, ctx.nodes, ctx), byKindLatest: lib.splitByKind(p, ctx.nodes, ctx, lib.sliceWorkload(ctx, ctx.window.slices.length - 1)) });
   }
   for (let i = 0; i < ctx.window.slices.length; i++) {

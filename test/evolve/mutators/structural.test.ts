@@ -241,13 +241,13 @@ describe('structural mutator', () => {
       const header = /^\/\*[\s\S]*?\*\/\n/.exec(parent.code)![0];
       expect(out.code.startsWith(header)).toBe(true);
       expect(out.editSummary).not.toContain('\n');
-      const edits = out.editSummary.split(/; (?=perturb|flip|shift|swap|drop|duplicate|split)/);
+      const edits = out.editSummary.split(/; (?=perturb|flip|shift|swap|drop|duplicate|split|prefill)/);
       expect(edits.length).toBeGreaterThanOrEqual(1);
       expect(edits.length).toBeLessThanOrEqual(3);
       for (const e of edits) kinds.add(e.split(' ')[0]!);
       expect(out).toMatchObject({ model: null, promptTokens: null, completionTokens: null, mutator: 'structural' });
     }
-    expect(kinds).toEqual(new Set(['perturb', 'flip', 'shift', 'swap', 'drop', 'duplicate', 'split']));
+    expect(kinds).toEqual(new Set(['perturb', 'flip', 'shift', 'swap', 'drop', 'duplicate', 'split', 'prefill']));
   });
 
   it('makes one edit with maxEdits 1', async () => {

@@ -7,6 +7,7 @@ import { dropStatement } from './drop-statement.js';
 import { duplicateStatement } from './duplicate-statement.js';
 import { flipComparison } from './flip-comparison.js';
 import { perturbLiteral } from './perturb-literal.js';
+import { headroomSites, prefillHeadroomEdit } from './prefill-headroom.js';
 import { shiftComparison } from './shift-comparison.js';
 import { splitByKindEdit, splitSites } from './split-by-kind.js';
 import { swapFunction } from './swap-function.js';
@@ -25,6 +26,12 @@ const KNOB_KINDS: readonly EditKind[] = [swapKnobValue];
  * kind existed. Code with one (every seed) draws differently from then on.
  */
 const SPLIT_KINDS: readonly EditKind[] = [splitByKindEdit];
+/**
+ * Drawn only when the code has a predictThroughput / predictWithHeadroom call
+ * to switch, after the split kinds, so code without one is mutated exactly as
+ * before the kind existed.
+ */
+const HEADROOM_KINDS: readonly EditKind[] = [prefillHeadroomEdit];
 
 /** Edits a rejected result may be retried with before the mutation gives up. */
 const SPARE_ATTEMPTS = 8;
@@ -89,6 +96,7 @@ function applyOneEdit(context: EditContext, rng: Rng): { code: string; descripti
   const left = [...EDIT_KINDS];
   if (knobValueSites(context).length > 0) left.push(...KNOB_KINDS);
   if (splitSites(context).length > 0) left.push(...SPLIT_KINDS);
+  if (headroomSites(context).length > 0) left.push(...HEADROOM_KINDS);
   while (left.length > 0) {
     const kind = pickWeighted(left, rng);
     const edit = kind.apply(context, rng);

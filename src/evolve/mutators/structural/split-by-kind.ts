@@ -113,7 +113,7 @@ function boundNames(p: Pattern): string[] {
 }
 
 /** Top-level functions and plain variables: a policy's own splitToRoles or splitByKind. */
-function topLevelNames(program: Program): Set<string> {
+export function topLevelNames(program: Program): Set<string> {
   const names = new Set<string>();
   for (const s of program.body) {
     if (s.type === 'FunctionDeclaration' && s.id) names.add(s.id.name);
