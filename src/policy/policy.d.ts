@@ -105,9 +105,9 @@ export interface Slice {
   end: number;
   arrivals: number;
   completions: number;
-  /** t_uc: mean uncached prompt tokens of the requests that arrived. */
+  /** t_uc: mean uncached prompt tokens of the requests that completed. */
   meanUncachedTokens: number | null;
-  /** t_c: mean cached prefix tokens of the requests that arrived. */
+  /** t_c: mean cached prefix tokens of the requests that completed. */
   meanCachedTokens: number | null;
   /** t_out: mean output tokens of the requests that completed. */
   meanOutputTokens: number | null;

@@ -59,9 +59,9 @@ export const SliceSchema = z.strictObject({
   end: nonneg,
   arrivals: count,
   completions: count,
-  /** Mean uncached prompt tokens (t_uc) of the requests that arrived in the slice. */
+  /** Mean uncached prompt tokens (t_uc) of the requests that completed in the slice (a request's hit is known only once it ran). */
   meanUncachedTokens: sampled,
-  /** Mean cached prefix tokens (t_c) of the requests that arrived in the slice. */
+  /** Mean cached prefix tokens (t_c) of the requests that completed in the slice. */
   meanCachedTokens: sampled,
   /** Mean output tokens (t_out) of the requests that completed in the slice. */
   meanOutputTokens: sampled,
