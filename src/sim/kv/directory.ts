@@ -331,8 +331,7 @@ export class KvDirectory {
         out.blocks[out.size] = b;
         out.copies[out.size++] = c;
         this.copies.store.f64[keyIndex(c)] = ++this.seq;
-        this.tiers.place(c * 2, node, 0);
-        this.tiers.place(c * 2 + 1, node, 1);
+        this.tiers.placeCopy(c, node);
         continue;
       }
       // The remembered copy may have been freed (and its record reused) since.
@@ -349,8 +348,7 @@ export class KvDirectory {
         }
       }
       this.copies.store.f64[keyIndex(c)] = ++this.seq;
-      this.tiers.place(c * 2, node, 0);
-      this.tiers.place(c * 2 + 1, node, 1);
+      this.tiers.placeCopy(c, node);
       // Only a tier too small for the prompt leaves a fresh, uncounted copy nowhere.
       if (this.copies.store.i32[(c << 4) + COUNT] === 0 && this.tiers.isNowhere(c)) this.copies.free(c);
     }
@@ -395,5 +393,4 @@ export class KvDirectory {
     }
     return this.gen;
   }
-
 }

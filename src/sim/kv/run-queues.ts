@@ -105,6 +105,20 @@ export class RunQueues {
     this.cutSegment(x, x, 1, this.store.i32[b + QUEUE]!, this.store.i32[b + RUN]!);
   }
 
+  /** Unlink the slot to evict next from non-empty queue q (the head of its first run) and return it; as remove(peek(q)). */
+  popHead(q: number): number {
+    this.batchRun = -1;
+    const r = this.heaps[q]![0]!;
+    const x = this.runHead[r]!;
+    const i = this.store.i32;
+    const n = i[slotBase(x) + NEXT]!;
+    this.sizes[q]!--;
+    if (n < 0) this.runTail[r] = -1;
+    else i[slotBase(n) + PREV] = -1;
+    this.headRemoved(q, r, n);
+    return x;
+  }
+
   /** The slot to evict next from queue q, or -1 if empty. */
   peek(q: number): number {
     return this.heapLen[q] === 0 ? -1 : this.runHead[this.heaps[q]![0]!]!;

@@ -101,30 +101,48 @@ export class Tiers {
   }
 
   /**
-   * Slot x (tier t of a copy on `node`) becomes the newest of its queue,
-   * inserted if absent; the caller has just given its copy the newest key.
-   * If that puts the tier over capacity, the first slot in eviction order
-   * goes; if that is x itself, x never enters (its copy is left for the
+   * Both tier slots of copy c on `node` become the newest of their queues,
+   * L1 first, inserted if absent (a slot already queued is the same id twice
+   * in one prompt); the caller has just given c the newest key. If an insert
+   * puts the tier over capacity, the first slot in eviction order goes; if
+   * that is the slot itself, it never enters (its copy is left for the
    * caller to free).
    */
-  place(x: number, node: number, t: number): void {
+  placeCopy(c: number, node: number): void {
     const i32 = this.copies.store.i32;
-    const state = i32[slotBase(x) + QUEUE]!;
-    if (state >= 0) this.queues.remove(x); // the same id twice in one prompt
+    const o = c << 4;
+    const cls = i32[o + COUNT]! > 0 ? 1 : 0;
+    const nt = node * 2;
+    // L1
+    const s1 = i32[o + 4 + QUEUE]!;
+    if (s1 >= 0) this.queues.remove(c * 2);
+    this.queues.append(c * 2, nt * 2 + (this.counted[0] ? cls : 0));
+    if (s1 === NOT_RESIDENT) this.inserted(c * 2, node, 0, i32[o + BLOCK]!);
+    // L2
+    const s2 = i32[o + 8 + QUEUE]!;
+    if (s2 >= 0) this.queues.remove(c * 2 + 1);
+    this.queues.append(c * 2 + 1, (nt + 1) * 2 + (this.counted[1] ? cls : 0));
+    if (s2 === NOT_RESIDENT) this.inserted(c * 2 + 1, node, 1, i32[o + BLOCK]!);
+  }
+
+  /** Slot x of `block`, just queued, was resident nowhere in its tier: count it, mark it, evict if over capacity. */
+  private inserted(x: number, node: number, t: number, block: number): void {
     const nt = node * 2 + t;
-    this.queues.append(x, this.queueOf(nt, i32[((x >> 1) << 4) + COUNT]!));
-    if (state !== NOT_RESIDENT) return;
     const used = ++this.used[nt]!;
     // The tier's mask is at L1_MASK + t.
-    if (this.masked) this.table.data[(i32[((x >> 1) << 4) + BLOCK]! << 2) + L1_MASK + t] |= 1 << node;
-    else this.rows!.set(i32[((x >> 1) << 4) + BLOCK]!, node, t, true);
+    if (this.masked) this.table.data[(block << 2) + L1_MASK + t] |= 1 << node;
+    else this.rows!.set(block, node, t, true);
     if (used > this.capacity[nt]!) {
-      const victim = this.victim(nt);
-      if (victim === x) {
+      // The first slot in eviction order: the count-zero queue first.
+      let q = nt * 2;
+      if (this.queues.size(q) === 0 && this.queues.size(++q) === 0) {
+        throw new SimulationInvariantError(`KV directory: node ${node} tier ${t + 1} over capacity with nothing to evict`);
+      }
+      if (this.queues.peek(q) === x) {
         this.dropSlot(x, node, t, false);
         return;
       }
-      this.evict(victim, node, t);
+      this.evictHead(q, node, t);
     }
     if (t === 0) this.counters.l1Inserts++;
     else this.counters.l2Inserts++;
@@ -253,17 +271,12 @@ export class Tiers {
     return i32[slotBase(c * 2) + QUEUE] === NOT_RESIDENT && i32[slotBase(c * 2 + 1) + QUEUE] === NOT_RESIDENT;
   }
 
-  /** First slot in (node, tier) eviction order: the count-zero queue first. */
-  private victim(nt: number): number {
-    const x = this.queues.peek(nt * 2);
-    if (x >= 0) return x;
-    const y = this.queues.peek(nt * 2 + 1);
-    if (y < 0) throw new SimulationInvariantError(`KV directory: node ${nt >> 1} tier ${(nt & 1) + 1} over capacity with nothing to evict`);
-    return y;
-  }
-
-  private evict(x: number, node: number, t: number): void {
-    const held = this.copies.store.i32[((x >> 1) << 4) + COUNT]! > 0;
+  /** The head of queue q, of (node, tier t), is evicted. */
+  private evictHead(q: number, node: number, t: number): void {
+    const x = this.queues.popHead(q);
+    const i32 = this.copies.store.i32;
+    const c = x >> 1;
+    const held = i32[(c << 4) + COUNT]! > 0;
     if (t === 0) {
       this.counters.l1Evictions++;
       if (held) this.counters.l1HeldEvictions++;
@@ -271,13 +284,18 @@ export class Tiers {
       this.counters.l2Evictions++;
       if (held) this.counters.l2HeldEvictions++;
     }
-    this.dropSlot(x, node, t, true);
+    this.unqueued(x, node, t, true);
   }
 
   /** Slot x leaves its tier; its copy is freed (if `free`) once resident nowhere and uncounted. */
   private dropSlot(x: number, node: number, t: number, free: boolean): void {
-    const i32 = this.copies.store.i32;
     this.queues.remove(x);
+    this.unqueued(x, node, t, free);
+  }
+
+  /** Slot x, just unlinked from its queue, leaves its tier. */
+  private unqueued(x: number, node: number, t: number, free: boolean): void {
+    const i32 = this.copies.store.i32;
     i32[slotBase(x) + QUEUE] = NOT_RESIDENT;
     this.used[node * 2 + t]!--;
     const c = x >> 1;

@@ -4,7 +4,7 @@ import { CopyStore, keyIndex, QUEUE, SLAB, slotBase } from '../../../src/sim/kv/
 import { RunQueues } from '../../../src/sim/kv/run-queues.js';
 
 describe('RunQueues', () => {
-  it('yields the exact minimum key under appends, segment moves, re-accesses and removals', () => {
+  it('yields the exact minimum key under appends, segment moves, re-accesses, removals and head pops', () => {
     const rng = new Rng(42);
     const store = new CopyStore(8);
     const copies = 38 * SLAB;
@@ -57,7 +57,12 @@ describe('RunQueues', () => {
         const all = [...members[q]!];
         const min = all.length === 0 ? -1 : all.reduce((a, b) => (key(b) < key(a) ? b : a));
         expect(x).toBe(min);
-        if (x >= 0) leave(x);
+        if (x >= 0 && rng.next() < 0.5) {
+          // An eviction: the head leaves by popHead, as remove(peek(q)).
+          expect(queues.popHead(q)).toBe(x);
+          members[q]!.delete(x);
+          store.i32[slotBase(x) + QUEUE] = -1;
+        } else if (x >= 0) leave(x);
       }
       for (let k = 0; k < QUEUES; k++) {
         expect(queues.check(k)).toBeNull();
