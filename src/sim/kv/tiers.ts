@@ -111,18 +111,15 @@ export class Tiers {
   placeCopy(c: number, node: number): void {
     const i32 = this.copies.store.i32;
     const o = c << 4;
-    const cls = i32[o + COUNT]! > 0 ? 1 : 0;
-    const nt = node * 2;
-    // L1
-    const s1 = i32[o + 4 + QUEUE]!;
-    if (s1 >= 0) this.queues.remove(c * 2);
-    this.queues.append(c * 2, nt * 2 + (this.counted[0] ? cls : 0));
-    if (s1 === NOT_RESIDENT) this.inserted(c * 2, node, 0, i32[o + BLOCK]!);
-    // L2
-    const s2 = i32[o + 8 + QUEUE]!;
-    if (s2 >= 0) this.queues.remove(c * 2 + 1);
-    this.queues.append(c * 2 + 1, (nt + 1) * 2 + (this.counted[1] ? cls : 0));
-    if (s2 === NOT_RESIDENT) this.inserted(c * 2 + 1, node, 1, i32[o + BLOCK]!);
+    const count = i32[o + COUNT]!;
+    const block = i32[o + BLOCK]!;
+    for (let t = 0; t < 2; t++) {
+      const x = c * 2 + t;
+      const state = i32[slotBase(x) + QUEUE]!;
+      if (state >= 0) this.queues.remove(x);
+      this.queues.append(x, this.queueOf(node * 2 + t, count));
+      if (state === NOT_RESIDENT) this.inserted(x, node, t, block);
+    }
   }
 
   /** Slot x of `block`, just queued, was resident nowhere in its tier: count it, mark it, evict if over capacity. */
