@@ -23,6 +23,7 @@ import type { Ctx } from '../src/policy/index.js';
 import { PolicySandbox } from '../src/sandbox/index.js';
 import { loadScenario, scenarioSnapshot } from '../src/scenario/index.js';
 import { MetricsRecorder } from '../src/sim/metrics.js';
+import { attentionPairs } from '../src/sim/perf/formulas.js';
 import type { PolicyHook } from '../src/sim/policy-hook.js';
 import type { RequestState } from '../src/sim/request-state.js';
 import { benchFlags, benchUsageExit, numberFlag } from './args.js';
@@ -78,7 +79,6 @@ try {
   sandbox.dispose();
 }
 
-const pairs = (u: number, c: number): number => u * c + (u * (u + 1)) / 2;
 const kinds = Object.keys(model).sort();
 const slices = new Map<number, Done[]>();
 for (const d of done) {
@@ -92,8 +92,8 @@ for (const [k, ds] of [...slices.entries()].sort((a, b) => a[0] - b[0])) {
   const n = ds.length;
   const uc = ds.reduce((s, d) => s + d.uncached, 0) / n;
   const c = ds.reduce((s, d) => s + d.cached, 0) / n;
-  const ea = ds.reduce((s, d) => s + pairs(d.uncached, d.cached), 0) / n;
-  const am = pairs(uc, c);
+  const ea = ds.reduce((s, d) => s + attentionPairs(d.uncached, d.cached), 0) / n;
+  const am = attentionPairs(uc, c);
   const time = kinds.map((kind) => {
     const p = model[kind]!.prefill;
     return (p.c0 + p.c1 * uc + p.c2 * ea) / (p.c0 + p.c1 * uc + p.c2 * am);
