@@ -6,6 +6,7 @@
  * anything runs.
  */
 import { parseArgs } from 'node:util';
+import { AutopoiesisError } from '../src/common/errors.js';
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -61,6 +62,16 @@ export function benchFlags<S extends Record<string, FlagSpec>>(name: string, sum
 /** A usage error found after parsing (a value out of its set): one line naming the bench, exit 2. */
 export function benchUsageExit(name: string, message: string): never {
   return exitWith(`bench:${name}: ${message}`);
+}
+
+/** Reading what the user named (a scenario, a policy file): an error of theirs (exit code 2) is one line naming the bench, exit 2; anything else is thrown. */
+export function benchInput<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof AutopoiesisError && error.exitCode === 2) return benchUsageExit(name, error.message);
+    throw error;
+  }
 }
 
 function exitWith(line: string): never {

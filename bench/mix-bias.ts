@@ -17,7 +17,7 @@
  *
  * Run: npm run build && node --no-node-snapshot dist/bench/mix-bias.js --scenario hetero --seed 103 --policy my.js --from 3600 --to 9000 [--long 15000] [--rows]
  */
-import { readFileSync } from 'node:fs';
+import { readPolicyFile } from '../src/cli/policy-file.js';
 import { parseSchedCost, replaySnapshot, sandboxHook, snapshotEngineModel } from '../src/evaluate/index.js';
 import type { Ctx } from '../src/policy/index.js';
 import { PolicySandbox } from '../src/sandbox/index.js';
@@ -26,7 +26,7 @@ import { MetricsRecorder } from '../src/sim/metrics.js';
 import { attentionPairs } from '../src/sim/perf/formulas.js';
 import type { PolicyHook } from '../src/sim/policy-hook.js';
 import type { RequestState } from '../src/sim/request-state.js';
-import { benchFlags, benchUsageExit, numberFlag } from './args.js';
+import { benchFlags, benchInput, benchUsageExit, numberFlag } from './args.js';
 
 const NAME = 'mix-bias';
 const flags = benchFlags(NAME, "the mean request's prefill price against the mean of each request's", {
@@ -40,7 +40,8 @@ const flags = benchFlags(NAME, "the mean request's prefill price against the mea
 });
 if (!flags.scenario || !flags.policy) benchUsageExit(NAME, '--scenario and --policy are required');
 
-const scenario = loadScenario(flags.scenario!);
+const scenario = benchInput(NAME, () => loadScenario(flags.scenario!));
+const policy = benchInput(NAME, () => readPolicyFile(flags.policy!));
 const seed = numberFlag(NAME, 'seed', flags.seed, scenario.run.seed, { integer: true, min: 0 });
 const from = numberFlag(NAME, 'from', flags.from, 0, { min: 0 });
 const to = numberFlag(NAME, 'to', flags.to, Infinity, { min: 0 });
@@ -61,7 +62,7 @@ MetricsRecorder.prototype.completion = function (this: MetricsRecorder, rs: Requ
 
 const snapshot = scenarioSnapshot(scenario, { seed });
 snapshotEngineModel(snapshot);
-const sandbox = PolicySandbox.create(readFileSync(flags.policy!, 'utf8'), { seed: snapshot.seed, name: flags.policy! });
+const sandbox = benchInput(NAME, () => PolicySandbox.create(policy.source, { seed: snapshot.seed, name: flags.policy! }));
 let model: Ctx['model']['byKind'] = {};
 let throughput = 0;
 try {

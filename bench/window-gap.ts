@@ -17,8 +17,7 @@
  *
  * Run: npm run build && node --no-node-snapshot dist/bench/window-gap.js --scenario shifting --seed 103 --policies seeds/greedy.js,my.js [--windows]
  */
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readPolicyFile } from '../src/cli/policy-file.js';
 import { parseSchedCost, replaySnapshot, sandboxHook, snapshotEngineModel } from '../src/evaluate/index.js';
 import { PolicySandbox } from '../src/sandbox/index.js';
 import { loadScenario, scenarioSnapshot } from '../src/scenario/index.js';
@@ -27,7 +26,7 @@ import { cachedOracles } from '../src/suite/oracle.js';
 import { scenarioCluster, scenarioSource } from '../src/suite/snapshot-source.js';
 import { completionsIn } from '../src/suite/window-oracle.js';
 import type { SliceCount } from '../src/suite/split-run.js';
-import { benchFlags, benchUsageExit, numberFlag } from './args.js';
+import { benchFlags, benchInput, benchUsageExit, numberFlag } from './args.js';
 
 const NAME = 'window-gap';
 const flags = benchFlags(NAME, "a policy's loss against the window oracle, and the oracle's over-count", {
@@ -39,7 +38,7 @@ const flags = benchFlags(NAME, "a policy's loss against the window oracle, and t
 });
 if (!flags.scenario || !flags.policies) benchUsageExit(NAME, '--scenario and --policies are required');
 
-const scenario = loadScenario(flags.scenario!);
+const scenario = benchInput(NAME, () => loadScenario(flags.scenario!));
 const seed = numberFlag(NAME, 'seed', flags.seed, scenario.run.seed, { integer: true, min: 0 });
 const input = { name: scenario.name, seed, contentHash: scenario.contentHash, source: scenarioSource(scenario, seed), ...scenarioCluster(scenario) };
 const oracle = cachedOracles(input, { cache: new OracleCache(flags['cache-dir'] ?? 'runs/oracles') });
@@ -58,13 +57,13 @@ interface Run {
   transitions: { start: number; end: number | null; to: 'P' | 'D' }[];
 }
 
-function run(file: string): Run {
-  const sandbox = PolicySandbox.create(readFileSync(file, 'utf8'), { seed: snapshot.seed, name: file });
+function run(file: string, policy: { name: string; source: string }): Run {
+  const sandbox = benchInput(NAME, () => PolicySandbox.create(policy.source, { seed: snapshot.seed, name: file }));
   try {
     const { sim } = replaySnapshot(snapshot, sandboxHook(sandbox, schedCost), 4);
     const w = snapshot.warmupSeconds;
     return {
-      name: basename(file, '.js'),
+      name: policy.name,
       throughput: sim.metrics.throughput,
       makespan: sim.simSeconds - w,
       completed: sim.metrics.requestsCompleted,
@@ -86,7 +85,10 @@ function timeOf(r: Run, k: number): number {
   return r.slices.length > 0 ? r.slices[r.slices.length - 1]!.end : 0;
 }
 
-const runs = flags.policies!.split(',').map((f) => run(f.trim()));
+// Every file is read before the first replay, so that a bad name in the list fails at once.
+const files = flags.policies!.split(',').map((f) => f.trim());
+const policies = files.map((f) => benchInput(NAME, () => readPolicyFile(f)));
+const runs = files.map((f, i) => run(f, policies[i]!));
 const win = oracle!.window;
 const summed = win.windows.reduce((n, x) => n + x.completions, 0);
 const requests = Math.max(...oracle!.runs.map((r) => r.completed));

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { BenchUsageError, helpText, parseBenchFlags } from '../../bench/args.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BenchUsageError, benchInput, helpText, parseBenchFlags } from '../../bench/args.js';
+import { InputError, SimulationInvariantError } from '../../src/common/errors.js';
 
 const spec = {
   minutes: { type: 'string', help: 'wall budget, minutes (default 10)' },
@@ -28,5 +29,39 @@ describe('bench flags', () => {
     expect(text).toContain('--minutes VALUE');
     expect(text).toContain('--cold');
     expect(text).toContain('--help');
+  });
+});
+
+describe('bench input', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('gives back what it read', () => {
+    expect(benchInput('x', () => 42)).toBe(42);
+  });
+
+  it("turns the user's error into one line naming the bench and exit 2", () => {
+    const exit = vi.spyOn(process, 'exit').mockImplementation(((code: number) => {
+      throw new Error(`exit ${code}`);
+    }) as never);
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    expect(() =>
+      benchInput('x', () => {
+        throw new InputError('policy file not found', { file: 'nope.js' });
+      }),
+    ).toThrow('exit 2');
+    expect(exit).toHaveBeenCalledWith(2);
+    expect(lines).toEqual(['bench:x: nope.js: policy file not found']);
+  });
+
+  it('throws anything else as it is', () => {
+    const exit = vi.spyOn(process, 'exit');
+    const bug = new SimulationInvariantError('broken');
+    expect(() =>
+      benchInput('x', () => {
+        throw bug;
+      }),
+    ).toThrow(bug);
+    expect(exit).not.toHaveBeenCalled();
   });
 });
