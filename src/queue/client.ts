@@ -80,8 +80,10 @@ export class JobClient {
     const client = new JobClient(new Queue(options.address.name, { connection }), new QueueEvents(options.address.name, { connection }), options);
     await client.events.waitUntilReady();
     for (const blob of blobs) await client.upload(blob);
-    // The first look at the workers before any job waits: a run never starts by saying none is there when some are.
+    // The first look at the workers before any job waits: a run never starts by saying none is there when some are,
+    // and says who is there at once rather than at the first tick (a short run may end before one).
     await client.sweep();
+    client.report(Date.now());
     return client;
   }
 
@@ -180,11 +182,17 @@ export class JobClient {
     const sweepMs = this.options.sweepMs ?? 1_000;
     // Commands wait through a Redis outage (maxRetriesPerRequest: null): a sweep still running means no one can be seen.
     if (this.sweepStarted !== null && now - this.sweepStarted > 2 * sweepMs) this.workers = null;
+    const waitingMs = this.report(now);
+    if (waitingMs > this.options.timeoutMs) return this.fail(waitingMs);
+    if (this.sweepStarted === null) void this.sweep();
+  }
+
+  /** Tells onStatus what is known now; returns how long jobs have waited with no worker seen. */
+  private report(now: number): number {
     if (this.pending.size === 0 || (this.workers ?? 0) > 0) this.lastWorkerSeen = now;
     const waitingMs = now - this.lastWorkerSeen;
     this.options.onStatus?.({ workers: this.workers, pending: this.pending.size, waitingMs });
-    if (waitingMs > this.options.timeoutMs) return this.fail(waitingMs);
-    if (this.sweepStarted === null) void this.sweep();
+    return waitingMs;
   }
 
   private async sweep(): Promise<void> {
