@@ -40,6 +40,8 @@ export class CensusTally {
   /** Calls' eviction pieces left partly resident (popped from their end, not whole). */
   trims = 0;
   readonly kinds = new Map<string, KindRows>();
+  /** Per phase (P, D): [blocks, id runs] of each holding released whole (endBranch, a move to another node). */
+  readonly released: [number, number][][] = [[], []];
   private cur: { kind: string; blocks: number; runs: number; block: number; span: number; split: number; evicted: number; evictPieces: number } | null = null;
 
   begin(kind: string, blocks: number, runs: number): void {
@@ -113,6 +115,11 @@ export class CensusTally {
     const ev = this.blockOps.evict;
     const share = (x: number): string => `${((100 * x) / Math.max(ev, 1)).toFixed(1)} %`;
     out.push(`evictions: ${ev} slots (${this.selfDrops} a prompt's own deepest blocks), ${this.spanOps.evict} pieces (${(ev / Math.max(this.spanOps.evict, 1)).toFixed(1)} slots each), ${this.trims} left partly resident; by id neighbours resident in the tier: middle ${share(this.evictMiddle)}, end ${share(this.evictEnd)}, alone ${share(this.evictAlone)}`);
+    for (const [phase, rows] of this.released.entries()) {
+      const blocks = rows.map((r) => r[0]);
+      const runs = rows.map((r) => r[1]);
+      out.push(`${phase === 0 ? 'P' : 'D'} holdings released whole: ${rows.length}, blocks ${f1(mean(blocks))} / ${pct(blocks, 0.5)} / ${pct(blocks, 0.95)}, id runs ${f1(mean(runs))} / ${pct(runs, 0.5)} / ${pct(runs, 0.95)} (mean / P50 / P95)`);
+    }
     const admits = [...this.kinds.entries()].filter(([k]) => k.startsWith('ad')).reduce((s, [, r]) => s + r.blocks.length, 0);
     out.push(`evicted per admit: ${(ev / Math.max(admits, 1)).toFixed(1)} slots, ${(this.spanOps.evict / Math.max(admits, 1)).toFixed(1)} pieces (${admits} admits)`);
     const bound = 1 / (1 - kvShare + kvShare / R);

@@ -50,6 +50,8 @@ export class KvCensus {
   /** Per (node, tier): the slot whose eviction would continue the last evicted piece (-1: none). */
   private lastNext = new Map<number, number>();
   private lastSelf = new Map<number, number>();
+  /** Which phase each holding seen at an admit is (0: P, 1: D), for the shape of released holdings. */
+  private readonly phaseOf = new WeakMap<Holding, number>();
 
   constructor(private readonly directory: Record<string, unknown>) {
     this.d = directory as unknown as Internals;
@@ -75,7 +77,9 @@ export class KvCensus {
       this.matchWalk(ids, m.ideal);
     } else if (name === 'admitPrefill' || name === 'admitDecode' || name === 'addProduced') {
       const [node, branch, ids] = args as [number, number, number[]];
-      const h = branch === -1 ? undefined : this.d.holdings.branches.get(branch)?.[name === 'admitPrefill' ? 0 : 1];
+      const phase = name === 'admitPrefill' ? 0 : 1;
+      const h = branch === -1 ? undefined : this.d.holdings.branches.get(branch)?.[phase];
+      if (h) this.phaseOf.set(h, phase);
       if (branch === -1) kind += ' (no branch)';
       else if (h && h.size > 0 && h.node !== node) kind += ' (other node)';
       t.begin(kind, ids.length, idRuns(ids));
@@ -274,7 +278,11 @@ export class KvCensus {
     wrap(d, 'inc', () => tally.add('counts', 1, 0));
     wrap(d, 'dec', () => tally.add('counts', 1, 0));
     wrap(d, 'release', (h: Holding) => {
-      if (h.size > 0) this.countPieces(this.idsOf(h), h.node, new Set(this.idsOf(h)));
+      if (h.size === 0) return;
+      const ids = this.idsOf(h);
+      this.countPieces(ids, h.node, new Set(ids));
+      const phase = this.phaseOf.get(h);
+      if (phase !== undefined) tally.released[phase]!.push([ids.length, idRuns(descending(ids).reverse())]);
     });
     wrap(d, 'moveHolding', (h: Holding, node: number) => {
       // The release of the old node's copies is counted by release(); the new node's copies are looked up and counted.
