@@ -289,6 +289,9 @@ export class KvCensus {
       const ids = this.idsOf(h);
       tally.add('counts', ids.length, 0);
       this.countPieces(ids, node, new Set(ids));
+      tally.moves++;
+      tally.moved += ids.length;
+      for (const id of ids) if (this.residentAnywhere(this.copyOf(id, node))) tally.movedResident++;
     });
   }
 }
