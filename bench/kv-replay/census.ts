@@ -243,6 +243,8 @@ export class KvCensus {
     const tally = this.tally;
     const wrap = (obj: Record<string, unknown>, name: string, before: (...a: never[]) => void): void => {
       const original = obj[name] as (...a: unknown[]) => unknown;
+      // The census reads the directory's internals by name: a renamed step must stop it, not go uncounted.
+      if (typeof original !== 'function') throw new Error(`bench:kv-replay --census: the directory has no step '${name}' (update bench/kv-replay/census.ts)`);
       obj[name] = function (this: unknown, ...a: unknown[]): unknown {
         (before as (...x: unknown[]) => void)(...a);
         return original.apply(this, a);
