@@ -9,31 +9,7 @@
  * same directory semantics give alike.
  */
 import { pathToFileURL } from 'node:url';
-
-interface Directory {
-  match(blocks: readonly number[]): { gpu: Int32Array; local: Int32Array; pool: number; poolSource: Int32Array; ideal: number };
-  admitPrefill(node: number, branch: number, blocks: readonly number[], now: number): void;
-  admitDecode(node: number, branch: number, blocks: readonly number[], now: number): void;
-  addProduced(node: number, branch: number, blocks: readonly number[], now: number): void;
-  endBranch(branch: number): void;
-  retire(first: number, count: number): void;
-  clearGpu(node: number): void;
-  clearNode(node: number): void;
-  setEviction(order: string, onGpu?: boolean): void;
-  stats(): object;
-  capacityOf(node: number, tier: 1 | 2): number;
-  nodeCount: number;
-  eviction: string;
-}
-type DirectoryClass = new (options: object) => Directory;
-interface SimModule {
-  parseScenario(input: Record<string, unknown>): unknown;
-  runScenario(s: unknown): unknown;
-}
-
-/** A recorded call: its method and arguments (block lists copied). */
-type Call = [keyof Directory, ...unknown[]];
-const RECORDED = ['match', 'admitPrefill', 'admitDecode', 'addProduced', 'endBranch', 'retire', 'clearGpu', 'clearNode', 'setEviction'] as const;
+import { recordCalls, type DirectoryClass, type SimModule } from './record.js';
 
 const [simPath, kvPath, repeatArg] = process.argv.slice(2);
 if (!simPath || !kvPath) {
@@ -45,36 +21,15 @@ const sim = (await import(pathToFileURL(simPath).href)) as SimModule;
 const own = (await import(pathToFileURL(simPath.replace(/index\.js$/, 'kv/directory.js')).href)) as { KvDirectory: DirectoryClass };
 const target = (await import(pathToFileURL(kvPath).href)) as { KvDirectory: DirectoryClass };
 
-// Record: wrap the public methods of this tree's directory, run the scenario, unwrap.
-const calls: Call[] = [];
-let options: object | null = null;
-const proto = own.KvDirectory.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-const originals = new Map<string, (...args: unknown[]) => unknown>();
-for (const name of RECORDED) {
-  const original = proto[name]!;
-  originals.set(name, original);
-  proto[name] = function (this: Directory, ...args: unknown[]): unknown {
-    if (!options) {
-      if (calls.length > 0) throw new Error('bench:kv-replay: the scenario made more than one KV directory');
-      const nodes = [...Array(this.nodeCount).keys()];
-      options = { nodeCount: this.nodeCount, l1CapacityBlocks: nodes.map((n) => this.capacityOf(n, 1)), l2CapacityBlocks: nodes.map((n) => this.capacityOf(n, 2)), eviction: this.eviction };
-    }
-    calls.push([name, ...args.map((a) => (Array.isArray(a) ? [...(a as number[])] : a))]);
-    return original.apply(this, args);
-  };
-}
-const BENCH_SIM_SCENARIO = { workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 };
-sim.runScenario(sim.parseScenario(BENCH_SIM_SCENARIO));
-for (const [name, original] of originals) proto[name] = original;
-if (!options) throw new Error('bench:kv-replay: the scenario made no KV directory call');
+const { calls, options } = recordCalls(sim, own.KvDirectory);
 
 function replay(): { hash: number; stats: object } {
-  const d = new target.KvDirectory(options!);
+  const d = new target.KvDirectory(options);
   let hash = 0;
   for (const call of calls) {
     const [name, ...args] = call;
     if (name !== 'match') {
-      (d[name] as (...a: unknown[]) => void)(...args);
+      (d[name] as unknown as (...a: unknown[]) => void)(...args);
       continue;
     }
     const m = d.match(args[0] as number[]);
