@@ -32,7 +32,7 @@ describe('control plane failures never stop serving', () => {
     });
     try {
       cp.start();
-      expect(await waitFor(() => outcomes.length >= 2, 40_000)).toBe(true);
+      await waitFor(() => outcomes.length >= 2);
       await cp.stop();
     } finally {
       await cp.close();
@@ -53,7 +53,7 @@ describe('control plane failures never stop serving', () => {
     // Up to the outcomes awaited: one more may end at once when stop() interrupts the cycle that followed.
     expect(ticksAt[1]!).toBeGreaterThan(ticksAt[0]!);
     expect(integrity(db)).toBe('ok');
-  }, 60_000);
+  }, 300_000);
 
   it('LLM endpoint down in a mix: the structural part carries the cycle on, the failures are noted', async () => {
     const db = join(tmpDir(), 'serve.db');
@@ -104,7 +104,7 @@ describe('control plane failures never stop serving', () => {
     });
     try {
       cp.start();
-      expect(await waitFor(() => outcomes.length >= 3, 40_000)).toBe(true);
+      await waitFor(() => outcomes.length >= 3);
       await cp.stop();
     } finally {
       await cp.close();
@@ -125,7 +125,7 @@ describe('control plane failures never stop serving', () => {
     expect(ticksAt[1]!).toBeGreaterThan(ticksAt[0]!);
     expect(ticksAt[2]!).toBeGreaterThan(ticksAt[1]!);
     expect(integrity(db)).toBe('ok');
-  }, 60_000);
+  }, 300_000);
 
   it('a stager that throws, a deployed provider that throws: failed cycles, recorded, loop still alive', async () => {
     const db = join(tmpDir(), 'serve.db');

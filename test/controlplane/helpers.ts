@@ -119,11 +119,18 @@ export function ticker(everyMs = 10): { readonly ticks: number; stop: () => numb
   };
 }
 
-export async function waitFor(check: () => boolean, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const end = performance.now() + timeoutMs;
-  while (performance.now() < end) {
-    if (check()) return true;
+/**
+ * Resolves once check() holds, looking every `everyMs`; rejects as soon as
+ * failed() names a reason (the awaited thing can no longer happen, e.g. the
+ * child exited). No time limit of its own: a slow machine only takes longer,
+ * and the test's timeout is the backstop for a hang.
+ */
+export async function waitFor(check: () => boolean, options: { everyMs?: number; failed?: () => string | null } = {}): Promise<void> {
+  const everyMs = options.everyMs ?? 50;
+  for (;;) {
+    if (check()) return;
+    const reason = options.failed?.() ?? null;
+    if (reason !== null) throw new Error(`gave up waiting: ${reason}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  return check();
 }
