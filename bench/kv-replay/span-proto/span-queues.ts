@@ -14,9 +14,10 @@
  *   relink into the other class's queue, keeping keys) the spans inside.
  * Per (node, tier) a flat table id -> span finds the spans of a range: it
  * is written per block, but as a fill of consecutive int32s (on place,
- * evict, detach and the rare split), not per-block linked-list work. (A
- * sorted array of span first ids with binary searches and copyWithin,
- * commit 981e4e6, cost 2.5x more: k 8.6.)
+ * evict, detach and the rare split), not per-block linked-list work. A
+ * sorted array of span first ids with binary searches and copyWithin
+ * (commit 981e4e6) replayed bench:sim's log as fast, within this
+ * machine's noise (4 alternations in one process, 2026-12-02).
  *
  * Typed arrays only; nothing is allocated per operation (arrays grow by
  * doubling). `spanOps` counts the span records each operation visits,
