@@ -51,9 +51,16 @@ const engineFor = (kind: 'span' | 'block', s: Setup): SpanEngine | BlockEngine =
 const opsOf = (e: SpanEngine | BlockEngine): number => (e instanceof SpanEngine ? e.spanOps : e.blockOps);
 
 if (flags['read-log'] !== undefined) {
-  const raw = readFileSync(flags['read-log']);
-  const words = new Int32Array(raw.buffer, raw.byteOffset, raw.byteLength >> 2);
-  const n = words[0]!;
+  let raw: Buffer;
+  try {
+    raw = readFileSync(flags['read-log']);
+  } catch (error) {
+    benchUsageExit(NAME, `--read-log ${JSON.stringify(flags['read-log'])}: ${(error as Error).message}`);
+  }
+  // A copy: the buffer's offset need not be a multiple of 4.
+  const words = new Int32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + (raw.byteLength & ~3)));
+  const n = words[0] ?? 0;
+  if (n <= 0 || words.length < 1 + 2 * n || (words.length - 1 - 2 * n) % WORDS !== 0) benchUsageExit(NAME, `--read-log ${JSON.stringify(flags['read-log'])}: not a log written by --write-log`);
   const setup = { nodeCount: n, l1: [...words.subarray(1, 1 + n)], l2: [...words.subarray(1 + n, 1 + 2 * n)] };
   const ops = words.slice(1 + 2 * n);
   if (flags.only === 'none') console.log(`${ops.length / WORDS} operations loaded, none replayed`);
