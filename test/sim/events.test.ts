@@ -45,5 +45,7 @@ describe('the event queue', () => {
     const sorted = [...items].sort((a, b) => a.at - b.at || a.rank - b.rank || a.id - b.id).map((e) => e.id);
     expect(out).toEqual(sorted);
     expect(() => q.push({ at: Infinity, id: 0, rank: 0 })).toThrow(RangeError);
+    // Ranks share one exact double with the push counter: they must be small whole numbers.
+    for (const rank of [-1, 0.5, 32, NaN]) expect(() => q.push({ at: 0, id: 0, rank })).toThrow(RangeError);
   });
 });
