@@ -76,6 +76,8 @@ interface Entry {
   startIter: number;
   /** Global iteration index of the boundary where it finishes. */
   finishIter: number;
+  /** Its place in the finish heap (-1: not running); the heap keeps it. */
+  heapIndex: number;
 }
 
 interface Epoch {
@@ -170,7 +172,7 @@ export class DecodeBatch {
       this.instant.push({ id, at: now });
       return;
     }
-    const entry: Entry = { id, tokens: tokensToGenerate, context: contextTokens, kv: kvTokens, joinedAt: now, state: 'waiting', startIter: 0, finishIter: 0 };
+    const entry: Entry = { id, tokens: tokensToGenerate, context: contextTokens, kv: kvTokens, joinedAt: now, state: 'waiting', startIter: 0, finishIter: 0, heapIndex: -1 };
     this.entries.set(id, entry);
     if (this.epoch === null) {
       // Idle: the first iteration starts now.

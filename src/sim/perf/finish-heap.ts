@@ -2,26 +2,31 @@
 export interface FinishOrdered {
   readonly id: number;
   readonly finishIter: number;
+  /**
+   * The entry's position in the heap, -1 when in none; written by the heap
+   * only. Kept on the entry rather than in a Map from entry to position:
+   * every sift step moved two positions, and the Map's hashing was most of
+   * the heap's cost (one push and one removal per decoded request).
+   */
+  heapIndex: number;
 }
 
-/** Binary min-heap of running entries by (finishIter, id), with removal by position. */
+/** Binary min-heap of running entries by (finishIter, id), with removal by position. An entry is in at most one heap. */
 export class FinishHeap<Entry extends FinishOrdered> {
   private items: Entry[] = [];
-  private pos = new Map<Entry, number>();
 
   peek(): Entry | undefined {
     return this.items[0];
   }
 
   clear(): void {
+    for (const e of this.items) e.heapIndex = -1;
     this.items = [];
-    this.pos.clear();
   }
 
   push(e: Entry): void {
     this.items.push(e);
-    this.pos.set(e, this.items.length - 1);
-    this.up(this.items.length - 1);
+    this.up(e, this.items.length - 1);
   }
 
   pop(): Entry | undefined {
@@ -30,16 +35,16 @@ export class FinishHeap<Entry extends FinishOrdered> {
     return top;
   }
 
+  /** Takes the entry out; an entry in no heap is left as it is. */
   remove(e: Entry): void {
-    const i = this.pos.get(e);
-    if (i === undefined) return;
-    this.pos.delete(e);
+    const i = e.heapIndex;
+    if (i < 0) return;
+    e.heapIndex = -1;
     const last = this.items.pop()!;
     if (i < this.items.length) {
-      this.items[i] = last;
-      this.pos.set(last, i);
-      this.down(i);
-      this.up(i);
+      // The last entry fills the hole and moves down or up to its place.
+      this.down(last, i);
+      if (last.heapIndex === i) this.up(last, i);
     }
   }
 
@@ -47,37 +52,37 @@ export class FinishHeap<Entry extends FinishOrdered> {
     return a.finishIter < b.finishIter || (a.finishIter === b.finishIter && a.id < b.id);
   }
 
-  private up(i: number): void {
+  /** Place `e` at hole `i` or above: parents that order after it move down. */
+  private up(e: Entry, i: number): void {
     const items = this.items;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(items[i]!, items[p]!)) break;
-      this.swap(i, p);
+      const parent = items[p]!;
+      if (!this.less(e, parent)) break;
+      items[i] = parent;
+      parent.heapIndex = i;
       i = p;
     }
+    items[i] = e;
+    e.heapIndex = i;
   }
 
-  private down(i: number): void {
+  /** Place `e` at hole `i` or below: the smaller child moves up while it orders before `e`. */
+  private down(e: Entry, i: number): void {
     const items = this.items;
+    const n = items.length;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < items.length && this.less(items[l]!, items[m]!)) m = l;
-      if (r < items.length && this.less(items[r]!, items[m]!)) m = r;
-      if (m === i) return;
-      this.swap(i, m);
+      const m = r < n && this.less(items[r]!, items[l]!) ? r : l;
+      const child = items[m]!;
+      if (!this.less(child, e)) break;
+      items[i] = child;
+      child.heapIndex = i;
       i = m;
     }
-  }
-
-  private swap(a: number, b: number): void {
-    const items = this.items;
-    const x = items[a]!;
-    const y = items[b]!;
-    items[a] = y;
-    items[b] = x;
-    this.pos.set(y, a);
-    this.pos.set(x, b);
+    items[i] = e;
+    e.heapIndex = i;
   }
 }
