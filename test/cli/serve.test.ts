@@ -9,6 +9,7 @@ import { bufferIO } from '../../src/cli/io.js';
 import { runServe } from '../../src/cli/serve-session.js';
 import { ServeSettingsSchema } from '../../src/cli/serve-settings.js';
 import { stagePolicy } from '../../src/dataplane/index.js';
+import { waitFor } from '../wait-for.js';
 import { gatedClock } from './gated-clock.js';
 
 async function cli(args: string[]) {
@@ -154,7 +155,9 @@ describe('autopoiesis serve', () => {
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
       const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-      await pollUntil(ready, exited, () => stderr);
+      let gone: number | null | undefined;
+      void exited.then((c) => (gone = c));
+      await waitFor(ready, { everyMs: 100, failed: () => (gone === undefined ? null : `serve exited (${gone}) before the awaited progress: ${stderr.slice(-500)}`) });
       child.kill(signal);
       return { code: await exited, stdout };
     };
@@ -262,14 +265,4 @@ function readOnly<T>(db: string, read: (d: Database.Database) => T): T | undefin
 function simSecondsOf(d: Database.Database, run: number): number | undefined {
   const value = d.prepare("SELECT value FROM run_state WHERE run = ? AND key = 'simSeconds'").pluck().get(run) as string | undefined;
   return value === undefined ? undefined : Number(value);
-}
-
-/** Poll until ready() (an observed event), failing if the child exits first. */
-async function pollUntil(ready: () => boolean, exited: Promise<number | null>, stderr: () => string): Promise<void> {
-  let gone: number | null | undefined;
-  void exited.then((c) => (gone = c));
-  while (!ready()) {
-    if (gone !== undefined) throw new Error(`serve exited (${gone}) before the awaited progress: ${stderr().slice(-500)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

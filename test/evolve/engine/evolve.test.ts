@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../wait-for.js';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
 import { runCli } from '../../../src/cli/main.js';
 import { bufferIO } from '../../../src/cli/io.js';
@@ -110,9 +111,8 @@ describe('evolve command', () => {
     let committed = 0;
     let exited = false;
     child.once('exit', () => (exited = true));
-    while (committed < 3 && !exited) {
-      await new Promise((r) => setTimeout(r, 200));
-      if (!existsSync(db)) continue;
+    const readCommitted = (): boolean => {
+      if (!existsSync(db)) return false;
       try {
         const d = new Database(db, { readonly: true });
         committed = (d.prepare('SELECT max(iteration) AS it FROM candidates').get() as { it: number | null }).it ?? 0;
@@ -120,7 +120,9 @@ describe('evolve command', () => {
       } catch {
         // the writer holds the file: try again
       }
-    }
+      return committed >= 3;
+    };
+    await waitFor(readCommitted, { everyMs: 200, failed: () => (exited ? 'evolve ended before it was killed' : null) });
     expect(exited, 'evolve ended before it was killed').toBe(false);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
