@@ -4,6 +4,7 @@
  * class, unwrap. Shared by the replay (run-once.ts) and the census
  * (census.ts), so both see exactly the same calls.
  */
+import { BENCH_SIM_SCENARIO } from '../sim/bench-scenario.js';
 
 export interface Directory {
   match(blocks: readonly number[]): { gpu: Int32Array; local: Int32Array; pool: number; poolSource: Int32Array; ideal: number };
@@ -29,8 +30,6 @@ export interface SimModule {
 /** A recorded call: its method and arguments (block lists copied). */
 export type Call = [keyof Directory, ...unknown[]];
 export const RECORDED = ['match', 'admitPrefill', 'admitDecode', 'addProduced', 'endBranch', 'retire', 'clearGpu', 'clearNode', 'setEviction'] as const;
-
-export const BENCH_SIM_SCENARIO = { workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 };
 
 export interface Recording {
   calls: Call[];

@@ -6,6 +6,7 @@
  * heaps apart. argv[3], optional: the scenario as JSON (default: bench:sim's).
  */
 import { pathToFileURL } from 'node:url';
+import { BENCH_SIM_SCENARIO } from './bench-scenario.js';
 
 interface SimModule {
   parseScenario(input: Record<string, unknown>): unknown;
@@ -18,7 +19,6 @@ if (!target) {
   process.exit(2);
 }
 const sim = (await import(pathToFileURL(target).href)) as SimModule;
-const BENCH_SIM_SCENARIO = { workload: 'cc', agents: 126, nodes: 9, split: '4P5D', warmupMinutes: 30, minutes: 60, seed: 1 };
 const scenario = sim.parseScenario(process.argv[3] ? (JSON.parse(process.argv[3]) as Record<string, unknown>) : BENCH_SIM_SCENARIO);
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
