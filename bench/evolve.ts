@@ -4,7 +4,7 @@
  * machine's cores. Prints evaluations per minute (target, issue #13: at least
  * 400 on 2 cores) and the best candidate against the best seed (T_total and
  * throughput), whatever they are.
- * Run: npm run bench:evolve [-- --iterations 200] [-- --batch N] [-- --no-pipeline] [-- --db runs/bench-evolve.db]
+ * Run: npm run bench:evolve [-- --iterations 200] [-- --batch N] [-- --no-pipeline] [-- --no-reuse] [-- --db runs/bench-evolve.db]
  * (--no-pipeline: one batch in the pool at a time, docs/evolution.md)
  */
 import { mkdtempSync } from 'node:fs';
@@ -21,6 +21,7 @@ const flags = benchFlags('evolve', 'evaluations per minute of a structural run o
   batch: { type: 'string', help: 'candidates per iteration (default: the worker threads)' },
   'no-pipeline': { type: 'boolean', help: 'one batch in the pool at a time (docs/evolution.md)' },
   db: { type: 'string', help: 'lineage database (default: a temporary file)' },
+  'no-reuse': { type: 'boolean', help: "simulate every candidate (default: a child first tries its parent's trajectory, docs/evolution.md)" },
 });
 const iterations = numberFlag('evolve', 'iterations', flags.iterations, 200, { integer: true, min: 1 });
 const batch = flags.batch === undefined ? undefined : numberFlag('evolve', 'batch', flags.batch, 0, { integer: true, min: 1 });
@@ -33,6 +34,7 @@ const config = EvolveConfigSchema.parse({
   iterations,
   batch,
   pipeline: !flags['no-pipeline'],
+  ...(flags['no-reuse'] ? { trajectoryCacheMb: 0 } : {}),
   seed: 1,
   seedsDir: join(packageRoot(), 'seeds'),
 });
@@ -70,6 +72,8 @@ const threads = config.threads ?? availableParallelism();
 console.log(`workers busy: ${((100 * busyMs) / (threads * runMs)).toFixed(1)} % of ${threads} x ${(runMs / 1000).toFixed(1)} s`);
 console.log(`evaluations: ${summary.evaluated} in ${minutes.toFixed(2)} min = ${(summary.evaluated / minutes).toFixed(0)} per minute (target >= 400: ${summary.evaluated / minutes >= 400 ? 'met' : 'NOT met'})`);
 console.log(`failed or rejected: ${JSON.stringify(summary.failedByKind)}`);
+const t = summary.trajectories;
+console.log(t ? `trajectories: ${t.reused} evaluations reused their parent's, ${t.simulated} simulated (${t.diverged} of them after a parent's was tried)` : 'trajectories: not reused (--no-reuse)');
 if (best && seed) {
   console.log(`best seed  #${seed.id} (${seed.editSummary}): T_total ${seed.fitness!.toFixed(3)} s, throughput ${throughput(seed)?.toFixed(3)} req/s`);
   console.log(`best found #${best.id} (${best.mutator}): T_total ${best.fitness!.toFixed(3)} s, throughput ${throughput(best)?.toFixed(3)} req/s`);

@@ -48,6 +48,12 @@ export const ControlPlaneConfigSchema = z
     candidateWallMs: z.number().int().positive().default(30_000),
     cpuLimitMs: z.number().int().positive().default(100),
     memoryLimitMb: z.number().int().min(8).default(64),
+    /**
+     * Memory for a cycle's recent trajectories (MB; 0: off), as evolve's
+     * trajectoryCacheMb. Smaller than evolve's 256: a control plane runs
+     * beside the data plane for days (bench:soak's 1 GB budget).
+     */
+    trajectoryCacheMb: z.number().int().min(0).max(65_536).default(64),
     /** Where winners are staged for the data plane to pick up. */
     stagingDir: z.string().min(1).default('policies/staging'),
     /** Pause between two cycles of the background loop, seconds (0: back to back). */

@@ -159,6 +159,7 @@ export async function executeCycle(ctx: CycleContext, signal: AbortSignal): Prom
         candidateWallMs: config.candidateWallMs,
         cpuLimitMs: config.cpuLimitMs,
         memoryLimitMb: config.memoryLimitMb,
+        trajectoryCacheMb: config.trajectoryCacheMb,
       },
       signal: AbortSignal.any([signal, endpointDown.signal]),
       backend: ctx.backend,

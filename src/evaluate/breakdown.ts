@@ -28,7 +28,7 @@ export interface Breakdown {
   makespanSeconds: number;
 }
 
-export function computeBreakdown(result: SimResult, warmupSeconds: number, nodeCount: number, schedSeconds: number): { tTotal: number; breakdown: Breakdown } {
+export function computeBreakdown(result: Pick<SimResult, 'simSeconds' | 'transitions' | 'policy'>, warmupSeconds: number, nodeCount: number, schedSeconds: number): { tTotal: number; breakdown: Breakdown } {
   const from = warmupSeconds;
   const to = result.simSeconds;
   const makespan = Math.max(0, to - from);

@@ -7,6 +7,7 @@ import { givenCluster, snapshotEngineModel, type SnapshotEngineModel } from './e
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
 import { replayOptions, type Snapshot } from './snapshot.js';
+import { packTrajectory, recordingHook, replayTrajectory, reusableCost, type TrajectoryResult } from './trajectory.js';
 
 /** Behaviour features the MAP-Elites archive bins candidates by (design section 7). */
 export interface Features {
@@ -60,6 +61,26 @@ export class EvaluationTimeout extends AutopoiesisError {
  * change (the data plane keeps the last good plan), with the failure recorded.
  */
 export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; source: string }, options: EvaluateOptions): Evaluation {
+  return evaluateTracked(snapshot, policy, options).evaluation;
+}
+
+/** evaluatePolicy, and (trajectory.ts) what it can reuse and record. */
+export interface TrackedOptions extends EvaluateOptions {
+  /** A packed trajectory to try first (the parent's on the same snapshot): reused if the policy answers every call as it did. */
+  reuse?: Uint8Array;
+  /** Return this evaluation's own trajectory, packed (for its children). */
+  record?: boolean;
+}
+
+export interface TrackedEvaluation {
+  evaluation: Evaluation;
+  /** With `record`, under a deterministic cost, when the policy loaded and nothing was reused (a reused one's trajectory is `reuse`). */
+  trajectory?: Uint8Array;
+  /** The evaluation is the reused trajectory's: nothing was simulated. */
+  reused: boolean;
+}
+
+export function evaluateTracked(snapshot: Snapshot, policy: { name: string; source: string }, options: TrackedOptions): TrackedEvaluation {
   // The snapshot's, learned on its first evaluation in this process: not the candidate's time, so before its deadline.
   snapshotEngineModel(snapshot);
   const failures: FailureCount[] = [];
@@ -73,28 +94,47 @@ export function evaluatePolicy(snapshot: Snapshot, policy: { name: string; sourc
   try {
     const inner = sandbox ? sandboxHook(sandbox, options.schedCost) : undefined;
     const hook = inner && options.wallLimitMs !== undefined ? withDeadline(inner, performance.now() + options.wallLimitMs, options.wallLimitMs) : inner;
-    const result = replaySnapshot(snapshot, hook, options.capFactor ?? 4);
-    for (const f of result.sim.policy.failures) failures.push({ ...f });
-    const { tTotal, breakdown } = computeBreakdown(result.sim, snapshot.warmupSeconds, snapshot.roles.length, result.sim.policy.scoredCpuSeconds);
-    const stats = result.sim.policy;
-    return {
-      policy: policy.name,
-      fitness: { tTotal },
-      breakdown,
-      metrics: result.sim.metrics,
-      failures,
-      features: {
-        rescheduleCount: breakdown.reschedules,
-        schedCpuMsPerCall: stats.calls > 0 ? (stats.cpuSeconds * 1000) / (stats.calls + stats.reschedules) : 0,
-        nodesSwitchedPerReschedule: stats.plans.length > 0 ? stats.plans.reduce((s, p) => s + p.changedNodes.length, 0) / stats.plans.length : 0,
-      },
-      finalSplit: result.sim.finalSplit,
-      splitTimeline: result.sim.splitTimeline,
-      drained: result.drained,
-    };
+    const tracked = hook !== undefined && reusableCost(options.schedCost);
+    if (tracked && options.reuse) {
+      const reused = replayTrajectory(options.reuse, hook, snapshot.warmupSeconds);
+      if (reused) {
+        const evaluation = evaluationOf(policy.name, snapshot, reused.result, reused.drained, failures);
+        // Not packed again: its children would find the same ctxs, answers and plan costs in `reuse`, which is its trajectory too.
+        return { evaluation, reused: true };
+      }
+      // A different answer somewhere: this sandbox has seen calls the replay would not make. Start afresh.
+      sandbox!.dispose();
+      return evaluateTracked(snapshot, policy, { ...options, reuse: undefined });
+    }
+    const recorder = tracked && options.record ? recordingHook(hook) : undefined;
+    const result = replaySnapshot(snapshot, recorder?.hook ?? hook, options.capFactor ?? 4);
+    const evaluation = evaluationOf(policy.name, snapshot, result.sim, result.drained, failures);
+    return { evaluation, reused: false, ...(recorder ? { trajectory: packTrajectory(recorder.calls, result.sim, result.drained) } : {}) };
   } finally {
     sandbox?.dispose();
   }
+}
+
+/** The evaluation of one replay's result (or of a reused trajectory's), after the failures of loading the policy. */
+function evaluationOf(name: string, snapshot: Snapshot, sim: TrajectoryResult, drained: boolean, loadFailures: FailureCount[]): Evaluation {
+  const failures = [...loadFailures, ...sim.policy.failures.map((f) => ({ ...f }))];
+  const { tTotal, breakdown } = computeBreakdown(sim, snapshot.warmupSeconds, snapshot.roles.length, sim.policy.scoredCpuSeconds);
+  const stats = sim.policy;
+  return {
+    policy: name,
+    fitness: { tTotal },
+    breakdown,
+    metrics: sim.metrics,
+    failures,
+    features: {
+      rescheduleCount: breakdown.reschedules,
+      schedCpuMsPerCall: stats.calls > 0 ? (stats.cpuSeconds * 1000) / (stats.calls + stats.reschedules) : 0,
+      nodesSwitchedPerReschedule: stats.plans.length > 0 ? stats.plans.reduce((s, p) => s + p.changedNodes.length, 0) / stats.plans.length : 0,
+    },
+    finalSplit: sim.finalSplit,
+    splitTimeline: sim.splitTimeline,
+    drained,
+  };
 }
 
 function withDeadline(hook: PolicyHook, deadline: number, budgetMs: number): PolicyHook {

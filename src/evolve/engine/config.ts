@@ -80,6 +80,14 @@ export const EvolveConfigSchema = z.strictObject({
   reference: z.string().min(1).optional(),
   /** Replays per `tune` mutation. */
   tuneReplays: z.number().int().min(1).max(256).default(8),
+  /**
+   * Memory for the recent evaluations' trajectories (MB; 0: off). A child
+   * first replays its parent's recorded policy calls; if it answers each as
+   * the parent did, the parent's simulation is its own and none runs
+   * (src/evaluate/trajectory.ts). Deterministic sched costs only. A
+   * trajectory is 1-2 MB per snapshot on a 12-minute cc window.
+   */
+  trajectoryCacheMb: z.number().int().min(0).max(65_536).default(256),
   /** Replays per `knob-search` mutation (tune's default: the two cost alike). */
   knobReplays: z.number().int().min(1).max(256).default(8),
 });

@@ -1,8 +1,8 @@
-import type { Snapshot, SchedCost } from '../../evaluate/index.js';
+import { reusableCost, type Snapshot, type SchedCost } from '../../evaluate/index.js';
 import type { LineageStore } from '../../store/index.js';
 import { compareElites, IslandSet, type Elite } from '../archive/index.js';
 import type { Mutator } from '../mutators/index.js';
-import { EvaluatorPool } from '../pool/index.js';
+import { EvaluatorPool, TrajectoryReuse } from '../pool/index.js';
 import type { BackendFactory } from './backend.js';
 import { Evolver, type CommittedIteration, type EvolverSettings, type MutationTally, type Starter } from './evolver.js';
 
@@ -19,6 +19,8 @@ export interface CycleSettings extends EvolverSettings {
   candidateWallMs: number;
   cpuLimitMs: number;
   memoryLimitMb: number;
+  /** Memory for recent evaluations' trajectories (MB; 0 or unset: off; see EvolveConfig.trajectoryCacheMb). Local pool only. */
+  trajectoryCacheMb?: number;
 }
 
 export interface CycleInput {
@@ -85,7 +87,9 @@ export async function runEvolutionCycle(input: CycleInput): Promise<CycleResult>
     threads: settings.threads,
   };
   const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
-  const evolver = new Evolver(input.store, pool, input.mutator, islands, settings, {
+  const cacheMb = settings.trajectoryCacheMb ?? 0;
+  const scorer = cacheMb > 0 && !input.backend && reusableCost(settings.schedCost) ? new TrajectoryReuse(pool, cacheMb * 2 ** 20) : pool;
+  const evolver = new Evolver(input.store, scorer, input.mutator, islands, settings, {
     runId: input.runId,
     cycleId: input.cycleId,
     extraState: () => ({ cycle: input.cycleId }),

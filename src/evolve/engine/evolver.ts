@@ -189,9 +189,16 @@ export class Evolver {
 
   private send(batch: PendingBatch & { seeding: boolean }): InFlightIteration {
     const outcomes = batch.drafts.map((d, i) =>
-      batch.sent[i] && 'proposal' in d ? this.pool.evaluate({ candidateId: -1, name: d.proposal.editSummary.slice(0, 60) || 'candidate', code: d.proposal.code }) : null,
+      batch.sent[i] && 'proposal' in d ? this.pool.evaluate({ candidateId: -1, name: d.proposal.editSummary.slice(0, 60) || 'candidate', code: d.proposal.code, ...this.reuseFrom(d.proposal.parents) }) : null,
     );
     return { ...batch, outcomes };
+  }
+
+  /** The parent whose trajectory a child tries first (src/evolve/pool/trajectory-reuse.ts): the first parent, by its code hash. */
+  private reuseFrom(parents: readonly CandidateRef[]): { reuseFrom?: string } {
+    const first = parents[0];
+    const parent = typeof first === 'number' ? this.store.getCandidate(first) : undefined;
+    return parent ? { reuseFrom: parent.codeHash } : {};
   }
 
   private async propose(islands: IslandSet, it: number, slot: number, island: number, signal: AbortSignal | undefined): Promise<Draft> {

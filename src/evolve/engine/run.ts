@@ -1,9 +1,9 @@
 import { InputError } from '../../common/errors.js';
-import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
+import { parseSchedCost, reusableCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator, Tuner } from '../mutators/index.js';
-import { EvaluatorPool, type WorkerSetup } from '../pool/index.js';
+import { EvaluatorPool, TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
@@ -79,6 +79,7 @@ export class EvolutionRun {
     private readonly normalised: boolean,
     /** What a pipelined run's checkpoint carried beyond it (see runPipelined), used once on resume. */
     private carried: { pending?: PendingBatch; base?: ProposalBase },
+    private readonly reuse: TrajectoryReuse | undefined,
   ) {
     this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId });
   }
@@ -110,7 +111,9 @@ export class EvolutionRun {
       const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
       const train = scored(0, plan.train.length);
       // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
-      const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(pool, train) : pool;
+      // Children try their parent's trajectory first (no backend: the queue's tasks go through Redis, and no trajectory with them).
+      const reuse = config.trajectoryCacheMb > 0 && !options.backend && reusableCost(schedCost) ? new TrajectoryReuse(pool, config.trajectoryCacheMb * 2 ** 20) : undefined;
+      const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {
         tune: (request) => pool.tune(request),
         objective: () => ({ snapshots: train.map((s) => s.index), references: plan.train.length > 1 ? train.map((s) => s.reference) : [null] }),
@@ -135,7 +138,7 @@ export class EvolutionRun {
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, carried);
+      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, carried, reuse);
     } catch (error) {
       store?.close();
       await pool.close();
@@ -189,7 +192,8 @@ export class EvolutionRun {
       }
       await this.validate(Math.max(0, this.nextIteration - 1));
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
-      return summarizeRun(this.store, this.runId, this.nextIteration - 1, this.evolver.islands, { validated: this.validator !== undefined, normalised: this.normalised });
+      const summary = summarizeRun(this.store, this.runId, this.nextIteration - 1, this.evolver.islands, { validated: this.validator !== undefined, normalised: this.normalised });
+      return this.reuse ? { ...summary, trajectories: { ...this.reuse.counts } } : summary;
     } finally {
       await this.pool.close();
     }

@@ -1,5 +1,6 @@
 import type { LineageStore } from '../../store/index.js';
 import type { IslandSet } from '../archive/index.js';
+import type { TrajectoryCounts } from '../pool/index.js';
 import { summarizeValidation, type ValidationSummary } from './validation.js';
 
 /** What `evolve --json` prints. */
@@ -19,6 +20,8 @@ export interface EvolveSummary {
   validation?: ValidationSummary;
   /** How the elites spread over the behaviour space at the end. */
   archive: ArchiveSpread;
+  /** This process's evaluations (a resumed run counts from the resume): how many reused a parent's trajectory (docs/evolution.md). */
+  trajectories?: TrajectoryCounts;
 }
 
 export interface ArchiveSpread {

@@ -27,6 +27,12 @@ export interface EvalTask {
   code: string;
   /** Which of the worker's snapshots to replay (default 0, see WorkerSetup.moreSnapshots). */
   snapshot?: number;
+  /** The code hash of the candidate whose trajectory to try first (its parent): see TrajectoryReuse. */
+  reuseFrom?: string;
+  /** A packed trajectory to try first (src/evaluate/trajectory.ts): set by TrajectoryReuse. */
+  reuse?: Uint8Array;
+  /** Return the evaluation's own packed trajectory. */
+  record?: boolean;
 }
 
 /** Tune a candidate's numeric constants inside the worker (src/evolve/mutators/tune): many short replays, one answer. */
@@ -54,7 +60,7 @@ export interface PooledEvalTask extends EvalTask {
  *   or the worker stopped answering and was terminated. Infrastructure.
  */
 export type EvalOutcome =
-  | { ok: true; evaluation: Evaluation; wallMs: number }
+  | { ok: true; evaluation: Evaluation; wallMs: number; trajectory?: Uint8Array; reused?: boolean }
   | { ok: false; kind: 'timeout' | 'crash'; message: string; wallMs: number };
 
 /**

@@ -1,6 +1,6 @@
 import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
-import { EvaluationTimeout, evaluatePolicy, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
+import { EvaluationTimeout, evaluateTracked, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
 import { inForceAtStart, runKnobSearch } from '../mutators/knob-search/run.js';
@@ -36,8 +36,15 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | Tu
 /** A tuning run or a knob search (request.search): its replays use the same evaluator, limits and snapshots as evaluate. */
 function tune(task: PooledTuneTask): TuneResult {
   TaskClock.start(task.clock);
-  const replay = (code: string, index: number) =>
-    evaluatePolicy(snapshots[index]!, { name: 'tune', source: code }, { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs });
+  // Most points of a search answer every policy call as the first point replayed did (a constant no decision crosses):
+  // each point first tries that point's trajectory on the snapshot (src/evaluate/trajectory.ts), the same result without a simulation.
+  const first = new Map<number, Uint8Array>();
+  const replay = (code: string, index: number) => {
+    const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs };
+    const tracked = evaluateTracked(snapshots[index]!, { name: 'tune', source: code }, { ...options, reuse: first.get(index), record: !first.has(index) });
+    if (tracked.trajectory) first.set(index, tracked.trajectory);
+    return tracked.evaluation;
+  };
   if (task.request.search !== 'knobs') return runTuning(task.request, replay);
   return runKnobSearch(task.request, replay, inForceAtStart(task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!))));
 }
@@ -48,12 +55,15 @@ function evaluate(task: PooledEvalTask): EvalOutcome {
   try {
     const snapshot = snapshots[task.snapshot ?? 0];
     if (!snapshot) throw new RangeError(`no snapshot ${task.snapshot} in this pool (${snapshots.length})`);
-    const evaluation = evaluatePolicy(snapshot, { name: task.name, source: task.code }, {
+    const tracked = evaluateTracked(snapshot, { name: task.name, source: task.code }, {
       schedCost: setup.schedCost,
       sandbox: setup.sandbox,
       wallLimitMs: setup.wallLimitMs,
+      reuse: task.reuse,
+      record: task.record,
     });
-    return { ok: true, evaluation, wallMs: performance.now() - started };
+    const { evaluation, trajectory, reused } = tracked;
+    return { ok: true, evaluation, wallMs: performance.now() - started, reused, ...(trajectory ? { trajectory } : {}) };
   } catch (error) {
     const kind = error instanceof EvaluationTimeout ? 'timeout' : 'crash';
     const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,101 @@
+import { deserialize, serialize } from 'node:v8';
+import { isDeepStrictEqual } from 'node:util';
+import type { PolicyAnswer, PolicyCtx, PolicyHook, SimResult } from '../sim/index.js';
+import type { SchedCost } from './sched-cost.js';
+
+/**
+ * Trajectory reuse: a candidate that answers every policy call of its
+ * parent's replay exactly as the parent did would have the parent's replay.
+ * The simulator is deterministic and meets the policy only through its hook:
+ * the ctx of each call is a function of the answers before it. So feeding the
+ * child the parent's recorded ctxs, in order, and comparing its answers is
+ * the whole replay for such a child: no simulation. About half the children
+ * of structural edits are such neutral variants on one snapshot (an edit in
+ * a branch the window never takes; a literal no decision crosses).
+ *
+ * What may differ is the charged cost of a call that produces no plan (a
+ * `false` from shouldReschedule, a failed call): it only adds to the policy's
+ * CPU totals, which are summed again here in the simulator's order. The cost
+ * of a call that produces a plan delays the plan, and so the trajectory: it
+ * must be equal. Only deterministic sched costs qualify (not `measured`).
+ */
+
+/** One policy call as the simulator made it: the ctx (v8-serialized, so -0, NaN and undefined survive) and the answer. */
+interface RecordedCall {
+  phase: 'should' | 'schedule';
+  now: number;
+  ctx: Uint8Array;
+  answer: PolicyAnswer<unknown>;
+}
+
+/** What a replay gives that a reused one needs: the result fields an Evaluation is built from. */
+export type TrajectoryResult = Pick<SimResult, 'metrics' | 'transitions' | 'splitTimeline' | 'finalSplit' | 'policy' | 'simSeconds'>;
+
+interface Trajectory {
+  calls: RecordedCall[];
+  result: TrajectoryResult;
+  drained: boolean;
+}
+
+/** Whether answers can be reused under this cost: the charge must not depend on the machine. */
+export function reusableCost(cost: SchedCost): boolean {
+  return cost.kind !== 'measured';
+}
+
+/** A hook that records every call it passes on. */
+export function recordingHook(inner: PolicyHook): { hook: PolicyHook; calls: RecordedCall[] } {
+  const calls: RecordedCall[] = [];
+  const record = <T>(phase: RecordedCall['phase'], ctx: PolicyCtx, answer: PolicyAnswer<T>): PolicyAnswer<T> => {
+    calls.push({ phase, now: ctx.now, ctx: serialize(ctx), answer: structuredClone(answer) });
+    return answer;
+  };
+  return {
+    calls,
+    hook: {
+      shouldReschedule: (ctx) => record('should', ctx, inner.shouldReschedule(ctx)),
+      schedule: (ctx) => record('schedule', ctx, inner.schedule(ctx)),
+    },
+  };
+}
+
+export function packTrajectory(calls: RecordedCall[], result: TrajectoryResult, drained: boolean): Uint8Array {
+  const { metrics, transitions, splitTimeline, finalSplit, policy, simSeconds } = result;
+  const trajectory: Trajectory = { calls, result: { metrics, transitions, splitTimeline, finalSplit, policy, simSeconds }, drained };
+  return serialize(trajectory);
+}
+
+/**
+ * Feed a packed trajectory's ctxs to `hook`, in order. Same answers (and the
+ * same cost wherever a cost delays a plan) at every call: the trajectory's
+ * result, its policy CPU summed again from this hook's charges. The packed
+ * trajectory then serves as the hook's own: only costs that are never
+ * compared differ. Any other answer: null (replay it).
+ */
+export function replayTrajectory(packed: Uint8Array, hook: PolicyHook, warmupSeconds: number): { result: TrajectoryResult; drained: boolean } | null {
+  const trajectory = deserialize(packed) as Trajectory;
+  let cpuSeconds = 0;
+  let scoredCpuSeconds = 0;
+  for (const call of trajectory.calls) {
+    const ctx = deserialize(call.ctx) as PolicyCtx;
+    const answer = call.phase === 'should' ? hook.shouldReschedule(ctx) : hook.schedule(ctx);
+    if (!sameAnswer(call, answer)) return null;
+    // As the simulator's policy driver charges it (chargePolicy): the same additions in the same order.
+    cpuSeconds += answer.cpuSeconds;
+    if (call.now >= warmupSeconds) scoredCpuSeconds += answer.cpuSeconds;
+  }
+  const policy = { ...trajectory.result.policy, cpuSeconds, scoredCpuSeconds };
+  return { result: { ...trajectory.result, policy }, drained: trajectory.drained };
+}
+
+/** The answer is the recorded one; its cost may differ only where no plan follows from it. */
+function sameAnswer(call: RecordedCall, answer: PolicyAnswer<unknown>): boolean {
+  const recorded = call.answer;
+  if (recorded.ok !== answer.ok) return false;
+  if (recorded.ok && answer.ok) {
+    if (!isDeepStrictEqual(recorded.value, answer.value)) return false;
+  } else if (!isDeepStrictEqual((recorded as { failure: unknown }).failure, (answer as { failure: unknown }).failure)) {
+    return false;
+  }
+  const leadsToPlan = answer.ok && (call.phase === 'schedule' || answer.value === true);
+  return !leadsToPlan || Object.is(recorded.cpuSeconds, answer.cpuSeconds);
+}
