@@ -85,6 +85,7 @@ export async function runEvolutionCycle(input: CycleInput): Promise<CycleResult>
     sandbox: { cpuLimitMs: settings.cpuLimitMs, memoryLimitMb: settings.memoryLimitMb },
     wallLimitMs: settings.candidateWallMs,
     threads: settings.threads,
+    reuseInSearch: (settings.trajectoryCacheMb ?? 0) > 0,
   };
   const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
   const cacheMb = settings.trajectoryCacheMb ?? 0;

@@ -102,6 +102,7 @@ export class EvolutionRun {
       sandbox: { cpuLimitMs: config.cpuLimitMs, memoryLimitMb: config.memoryLimitMb },
       wallLimitMs: config.candidateWallMs,
       threads: config.threads,
+      reuseInSearch: config.trajectoryCacheMb > 0,
     };
     const pool = options.backend ? await options.backend(setup) : new EvaluatorPool(setup);
     let store: LineageStore | undefined;

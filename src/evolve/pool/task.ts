@@ -15,6 +15,8 @@ export interface WorkerSetup {
    * scenarios or windows, validation realisations) keeps them all in one pool.
    */
   moreSnapshots?: Snapshot[];
+  /** tune and knob-search points first try their task's first trajectory on the snapshot (src/evaluate/trajectory.ts). */
+  reuseInSearch?: boolean;
 }
 
 /** What a worker receives: the snapshot itself, or packed (EvaluatorPool.open). */

@@ -41,10 +41,11 @@ function tune(task: PooledTuneTask): TuneResult {
   const first = new Map<number, Uint8Array>();
   const replay = (code: string, index: number) => {
     const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs };
-    const tracked = evaluateTracked(snapshots[index]!, { name: 'tune', source: code }, { ...options, reuse: first.get(index), record: !first.has(index) });
+    const tracked = evaluateTracked(snapshots[index]!, { name: 'tune', source: code }, { ...options, reuse: first.get(index), record: setup.reuseInSearch === true && !first.has(index) });
     if (tracked.trajectory) first.set(index, tracked.trajectory);
     return tracked.evaluation;
   };
+  // The same answer as the search in-process with plain replays (test/evolve/mutators: tune, knob-search).
   if (task.request.search !== 'knobs') return runTuning(task.request, replay);
   return runKnobSearch(task.request, replay, inForceAtStart(task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!))));
 }

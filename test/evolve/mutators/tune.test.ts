@@ -48,7 +48,7 @@ describe('tune', () => {
     let pool: EvaluatorPool;
     beforeAll(() => {
       if (!existsSync(resolve('dist/src/evolve/pool/worker.js'))) execFileSync('npx', ['tsc', '-p', '.'], { stdio: 'ignore' });
-      pool = new EvaluatorPool({ snapshot, schedCost, sandbox: { cpuLimitMs: 1000 }, wallLimitMs: 60_000, threads: 1 });
+      pool = new EvaluatorPool({ snapshot, schedCost, sandbox: { cpuLimitMs: 1000 }, wallLimitMs: 60_000, threads: 1, reuseInSearch: true });
     }, 120_000);
     afterAll(async () => {
       await pool?.close();
