@@ -102,7 +102,8 @@ export function evaluateTracked(snapshot: Snapshot, policy: { name: string; sour
         // Not packed again: its children would find the same ctxs, answers and plan costs in `reuse`, which is its trajectory too.
         return { evaluation, reused: true };
       }
-      // A different answer somewhere: this sandbox has seen calls the replay would not make. Start afresh.
+      // A different answer somewhere: this sandbox has seen calls the replay would not make. Start afresh
+      // (with the whole wall budget: the replay tried first is the evaluator's doing, not the candidate's).
       sandbox!.dispose();
       return evaluateTracked(snapshot, policy, { ...options, reuse: undefined });
     }

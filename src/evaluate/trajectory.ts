@@ -45,15 +45,18 @@ export function reusableCost(cost: SchedCost): boolean {
 /** A hook that records every call it passes on. */
 export function recordingHook(inner: PolicyHook): { hook: PolicyHook; calls: RecordedCall[] } {
   const calls: RecordedCall[] = [];
-  const record = <T>(phase: RecordedCall['phase'], ctx: PolicyCtx, answer: PolicyAnswer<T>): PolicyAnswer<T> => {
-    calls.push({ phase, now: ctx.now, ctx: serialize(ctx), answer: structuredClone(answer) });
+  // The ctx as the policy got it (serialized before the call), the answer as it gave it (cloned: the simulator keeps the plan).
+  const record = <T>(phase: RecordedCall['phase'], ctx: PolicyCtx, call: () => PolicyAnswer<T>): PolicyAnswer<T> => {
+    const packed = serialize(ctx);
+    const answer = call();
+    calls.push({ phase, now: ctx.now, ctx: packed, answer: structuredClone(answer) });
     return answer;
   };
   return {
     calls,
     hook: {
-      shouldReschedule: (ctx) => record('should', ctx, inner.shouldReschedule(ctx)),
-      schedule: (ctx) => record('schedule', ctx, inner.schedule(ctx)),
+      shouldReschedule: (ctx) => record('should', ctx, () => inner.shouldReschedule(ctx)),
+      schedule: (ctx) => record('schedule', ctx, () => inner.schedule(ctx)),
     },
   };
 }
