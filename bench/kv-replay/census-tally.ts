@@ -124,7 +124,7 @@ export class CensusTally {
       const runs = rows.map((r) => r[1]);
       out.push(`${phase === 0 ? 'P' : 'D'} holdings released whole: ${rows.length}, blocks ${f1(mean(blocks))} / ${pct(blocks, 0.5)} / ${pct(blocks, 0.95)}, id runs ${f1(mean(runs))} / ${pct(runs, 0.5)} / ${pct(runs, 0.95)} (mean / P50 / P95)`);
     }
-    out.push(`D->D moves: ${this.moves}, ${this.moved} blocks moved, ${((100 * this.movedResident) / Math.max(this.moved, 1)).toFixed(1)} % of them resident on the new node (the rest get a counted copy record there, resident nowhere)`);
+    out.push(`D->D moves: ${this.moves}, ${this.moved} blocks moved, ${((100 * this.movedResident) / Math.max(this.moved, 1)).toFixed(1)} % of them resident on the new node (the rest are counted there lazily, without a copy record, unless the block has its lazy count on another node: src/sim/kv/lazy-counts.ts)`);
     const admits = [...this.kinds.entries()].filter(([k]) => k.startsWith('ad')).reduce((s, [, r]) => s + r.blocks.length, 0);
     out.push(`evicted per admit: ${(ev / Math.max(admits, 1)).toFixed(1)} slots, ${(this.spanOps.evict / Math.max(admits, 1)).toFixed(1)} pieces (${admits} admits)`);
     const bound = 1 / (1 - kvShare + kvShare / R);

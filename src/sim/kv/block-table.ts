@@ -24,6 +24,7 @@ export const COPY_HINT = 3;
  */
 export class BlockTable {
   data: Int32Array = BlockTable.empty(1024);
+  private gen = 0;
 
   /** Slots below this have a record. */
   get size(): number {
@@ -45,6 +46,18 @@ export class BlockTable {
   /** Records first .. first + count - 1 start clean (for the blocks a freed slot group goes to next). */
   clear(first: number, count: number): void {
     this.data.fill(0, first << 2, (first + count) << 2);
+  }
+
+  /** A fresh generation g for STAMP marks (callers use g, g + 1 and g + 2). */
+  nextGen(): number {
+    this.gen += 3;
+    if (this.gen > 0x3ffffff0) {
+      // Wrap before overflow; stamps from before the wrap must not match.
+      const data = this.data;
+      for (let i = STAMP; i < data.length; i += 4) data[i] = 0;
+      this.gen = 3;
+    }
+    return this.gen;
   }
 
   private static empty(blocks: number): Int32Array {

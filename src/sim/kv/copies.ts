@@ -45,8 +45,12 @@ export class Copies {
     return this.store.i32[(c << 4) + BLOCK] === block ? c : -1;
   }
 
-  /** A new copy (count 0, resident nowhere); it must not exist. May reallocate store arrays. */
-  create(block: number, node: number): number {
+  /**
+   * A new copy (count 0, resident nowhere); it must not exist. May reallocate
+   * store arrays. `owned`: the slot already counts this copy (a lazy count
+   * the record takes over, lazy-counts.ts).
+   */
+  create(block: number, node: number, owned = false): number {
     const group = block >>> SLAB_BITS;
     let s = this.slabOf(group, node);
     if (s < 0) {
@@ -59,7 +63,7 @@ export class Copies {
     const c = (s << SLAB_BITS) | (block & LANE);
     this.store.init(c, block, node);
     if (this.lists) this.link(c, block);
-    this.slots.copyAdded(block);
+    if (!owned) this.slots.copyAdded(block);
     return c;
   }
 

@@ -8,6 +8,7 @@ import { checkDirectory } from './invariants.js';
 import { MatchArrays, matchPrefix } from './match.js';
 import { SparseMatcher } from './match-sparse.js';
 import { HolderRows } from './holder-rows.js';
+import { LazyCounts } from './lazy-counts.js';
 import { touchCopies } from './prefetch.js';
 import { BlockSlots } from './slots.js';
 import { Tiers } from './tiers.js';
@@ -45,7 +46,8 @@ const SCAN_LIMIT = 4096;
  *   released before placing, blocks it gains are counted as they are placed
  *   (a prompt block not yet placed is out of the eviction order anyway).
  * - addProduced on another node than the branch's D holding moves the holding
- *   there (a D->D move), like admitDecode would.
+ *   there (a D->D move), like admitDecode would. A moved count on a node
+ *   without the block's record is kept lazily, without one (lazy-counts.ts).
  * - clearGpu / clearNode drop every holding on the node (both phases), so its
  *   counts are 0 and a later endBranch does not decrement them again.
  */
@@ -61,8 +63,8 @@ export class KvDirectory {
   private readonly holdings = new BranchHoldings();
   /** Block id -> slot; every table here is indexed by slot (slots.ts). */
   private readonly slots = new BlockSlots((group) => this.table.clear(group << SLAB_BITS, SLAB));
+  private readonly lazy: LazyCounts;
   private seq = 0;
-  private gen = 0;
   private lastNow = -Infinity;
   /** Per prompt position during an admit: the block's copy on the node, or -1. */
   private scratch = new Int32Array(256);
@@ -76,6 +78,7 @@ export class KvDirectory {
     this.eviction = eviction;
     const rows = nodeCount <= MASK_NODES ? null : new HolderRows(nodeCount, this.table);
     this.copies = new Copies(this.slots, rows ? this.table : null, rows, nodeCount);
+    this.lazy = new LazyCounts(this.slots, this.copies);
     this.sparse = rows ? new SparseMatcher(nodeCount, rows) : null;
     this.matchArrays = new MatchArrays(nodeCount);
     this.tiers = new Tiers(nodeCount, l1CapacityBlocks, l2CapacityBlocks, eviction === 'refcount', this.copies, this.table, rows);
@@ -154,8 +157,9 @@ export class KvDirectory {
   }
 
   refCount(block: number, node: number): number {
-    const c = this.copies.find(this.slots.slotOf(block), node);
-    return c < 0 ? 0 : this.copies.store.i32[(c << 4) + COUNT]!;
+    const slot = this.slots.slotOf(block);
+    const c = this.copies.find(slot, node);
+    return c < 0 ? this.lazy.countOn(slot, node) : this.copies.store.i32[(c << 4) + COUNT]!;
   }
 
   has(id: number, node: number, tier: Tier): boolean {
@@ -193,7 +197,7 @@ export class KvDirectory {
   }
 
   stats(): KvStats {
-    return { ...this.tiers.counters, copies: this.copies.store.liveCount };
+    return { ...this.tiers.counters, copies: this.copies.store.liveCount + this.lazy.live };
   }
 
   /** Full consistency check (slow; for tests). Throws SimulationInvariantError on the first problem. */
@@ -204,6 +208,7 @@ export class KvDirectory {
       tiers: this.tiers,
       holdings: this.holdings,
       slots: this.slots,
+      lazy: this.lazy,
     });
     if (problem) throw new SimulationInvariantError(`KV directory: ${problem}`);
   }
@@ -215,6 +220,7 @@ export class KvDirectory {
     this.lastNow = now;
     const blocks = this.slots.internAll(ids);
     this.table.ensure(this.slots.highWater - 1);
+    this.lazy.ensure(this.slots.highWater);
     if (branch === -1) {
       this.detachAll(node, blocks, -1);
       this.placeAll(node, blocks, 0, null);
@@ -252,17 +258,18 @@ export class KvDirectory {
    * held is released and counted afresh as it is placed.
    */
   private replaceHolding(h: Holding, node: number, blocks: Int32Array): void {
-    const g = this.nextGen();
+    const g = this.table.nextGen();
     const data = this.table.data;
     for (let i = 0; i < blocks.length; i++) data[(blocks[i]! << 2) + STAMP] = g;
     if (h.node === node) {
       for (let k = 0; k < h.size; k++) {
         const s = (h.blocks[k]! << 2) + STAMP;
+        const c = h.copies[k]!;
         if (data[s] === g) {
           data[s] = g + 1;
-          data[s - STAMP + COPY_HINT] = h.copies[k]!;
+          data[s - STAMP + COPY_HINT] = c >= 0 ? c : this.copies.find(h.blocks[k]!, node);
         } else {
-          this.dec(h.copies[k]!);
+          this.drop(h.blocks[k]!, node, c);
         }
       }
     } else {
@@ -283,7 +290,7 @@ export class KvDirectory {
   /** The holding gains the produced blocks on `node` (moving there first if it was elsewhere). */
   private extendHolding(h: Holding, node: number, blocks: Int32Array): void {
     if (h.node !== node && h.size > 0) this.moveHolding(h, node);
-    const g = this.nextGen();
+    const g = this.table.nextGen();
     const data = this.table.data;
     // g = to add, g+2 = already held (placed, not recounted).
     if (blocks.length * h.size > SCAN_LIMIT) {
@@ -300,12 +307,12 @@ export class KvDirectory {
     if (h.size > 0) h.node = node;
   }
 
-  /** A D->D move without access: counts leave the old node's copies for the new node's. */
+  /** A D->D move without access: counts leave the old node's copies for the new node's, lazily where it has no record. */
   private moveHolding(h: Holding, node: number): void {
     this.release(h);
     for (let k = 0; k < h.size; k++) {
-      const c = this.copies.findOrCreate(h.blocks[k]!, node);
-      this.inc(c);
+      const c = this.lazy.moveTo(h.blocks[k]!, node);
+      if (c >= 0) this.inc(c);
       h.copies[k] = c;
     }
     h.node = node;
@@ -324,9 +331,10 @@ export class KvDirectory {
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
       let c = scratch[i]!;
-      // Fast path, the common case: a block the holding keeps. Its copy is
-      // counted, so it was never freed, and it was produced long ago.
+      // Fast path, the common case: a block the holding keeps. Its copy is counted,
+      // so never freed (a lazy count gets its record now), and it was produced long ago.
       if (out && data[(b << 2) + STAMP] === g + 1) {
+        if (c < 0) c = this.lazy.recordOf(b, node);
         data[(b << 2) + STAMP] = g + 2;
         out.blocks[out.size] = b;
         out.copies[out.size++] = c;
@@ -336,7 +344,7 @@ export class KvDirectory {
       }
       // The remembered copy may have been freed (and its record reused) since.
       const i32 = this.copies.store.i32;
-      if (c < 0 || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== node) c = this.copies.findOrCreate(b, node);
+      if (c < 0 || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== node) c = this.lazy.recordOf(b, node);
       if (out) {
         const s = (b << 2) + STAMP;
         const st = data[s]!;
@@ -356,8 +364,14 @@ export class KvDirectory {
 
   /** -1 on every copy of the holding, oldest placed first (so released slots requeue in key order). */
   private release(h: Holding): void {
-    this.sink ^= touchCopies(this.copies.store.i32, h.copies, h.size);
-    for (let k = 0; k < h.size; k++) this.dec(h.copies[k]!);
+    this.sink ^= touchCopies(this.copies.store.i32, h.copies, h.blocks, this.lazy.data, h.size);
+    for (let k = 0; k < h.size; k++) this.drop(h.blocks[k]!, h.node, h.copies[k]!);
+  }
+
+  /** -1 on a holding's (b, node) through its copy c; -1: counted lazily, or by a record made since. */
+  private drop(b: number, node: number, c: number): void {
+    if (c >= 0) this.dec(c);
+    else if (!this.lazy.drop(b, node)) this.dec(this.copies.find(b, node));
   }
 
   /** Every holding on the node is released and emptied. */
@@ -377,20 +391,9 @@ export class KvDirectory {
   private dec(c: number): void {
     const i32 = this.copies.store.i32;
     const f = (c << 4) + COUNT;
-    if (i32[f]! <= 0) throw new SimulationInvariantError(`KV directory: decrement of uncounted copy ${c}`);
+    if (c < 0 || i32[f]! <= 0) throw new SimulationInvariantError(`KV directory: decrement of uncounted copy ${c}`);
     if (--i32[f]! > 0) return;
     if (this.tiers.isNowhere(c)) this.copies.free(c);
     else this.tiers.classChanged(c);
-  }
-
-  private nextGen(): number {
-    this.gen += 3;
-    if (this.gen > 0x3ffffff0) {
-      // Wrap before overflow; stamps from before the wrap must not match.
-      const data = this.table.data;
-      for (let i = STAMP; i < data.length; i += 4) data[i] = 0;
-      this.gen = 3;
-    }
-    return this.gen;
   }
 }

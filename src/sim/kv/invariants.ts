@@ -3,6 +3,7 @@ import type { Copies } from './copies.js';
 import { BLOCK, BLOCK_NEXT, BLOCK_PREV, COUNT, NODE, QUEUE, SLAB, SLAB_BITS, slotBase, type CopyStore } from './copy-store.js';
 import type { BranchHoldings } from './holdings.js';
 import { OVERFLOW, SMALL_STRIDE, type HolderRows } from './holder-rows.js';
+import type { LazyCounts } from './lazy-counts.js';
 import type { BlockSlots } from './slots.js';
 import type { Tiers } from './tiers.js';
 
@@ -13,13 +14,15 @@ export interface DirectoryParts {
   tiers: Tiers;
   holdings: BranchHoldings;
   slots: BlockSlots;
+  lazy: LazyCounts;
 }
 
 /**
  * Recomputes everything derivable from scratch and compares: queue structure,
  * use per tier against capacity and queue sizes, residency masks, the copy
- * index, the class of each queued slot, every count against the holdings,
- * and the slot map (live lanes, copies per slot, freed groups left clean).
+ * index, the class of each queued slot, every count (record or lazy)
+ * against the holdings, and the slot map (live lanes, copies per slot,
+ * freed groups left clean).
  * Returns the first problem found, or null. O(everything): tests only.
  */
 export function checkDirectory(d: DirectoryParts): string | null {
@@ -45,7 +48,9 @@ export function checkDirectory(d: DirectoryParts): string | null {
     for (let k = 0; k < h.blocks.length; k++) {
       const b = h.blocks[k]!;
       const c = h.copies[k]!;
-      if (!store.isLive(c) || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== h.node) {
+      // -1: counted lazily, or by a record made since (lazy-counts.ts).
+      const lazyOrMade = c === -1 && (d.lazy.countOn(b, h.node) > 0 || d.copies.find(b, h.node) >= 0);
+      if (!lazyOrMade && (c < 0 || !store.isLive(c) || i32[(c << 4) + BLOCK] !== b || i32[(c << 4) + NODE] !== h.node)) {
         return `branch ${h.branch}: holds block ${b} on node ${h.node} through a wrong copy record`;
       }
       const key = `${b}@${h.node}`;
@@ -87,14 +92,27 @@ export function checkDirectory(d: DirectoryParts): string | null {
       }
     }
     if (!resident && count === 0) return `${where}: record neither resident nor counted`;
+    if (d.lazy.countOn(b, node) !== 0) return `${where}: counted lazily beside its record`;
     if (c !== ((index.get(b >>> SLAB_BITS, node) << SLAB_BITS) | (b & (SLAB - 1)))) return `${where}: copy index points elsewhere`;
     slabs.add(c >> SLAB_BITS);
   }
   if (live !== store.liveCount) return `live copies ${live} != ${store.liveCount}`;
+  const perSlot = new Map<number, number>();
+  let lazy = 0;
+  for (let b = 0; b * 2 < d.lazy.data.length; b++) {
+    const node = d.lazy.data[b * 2]! - 1;
+    if (node < 0) continue;
+    lazy++;
+    perSlot.set(b, 1);
+    const count = d.lazy.countOn(b, node);
+    const want = expected.get(`${b}@${node}`) ?? 0;
+    if (count <= 0 || count !== want) return `block ${b} node ${node}: lazy count ${count} but ${want} holdings`;
+    expected.delete(`${b}@${node}`);
+  }
+  if (lazy !== d.lazy.live) return `lazy counts ${lazy} != ${d.lazy.live}`;
   // Every slab with a live copy is indexed under that copy's key, so equal sizes mean nothing stale is indexed.
   if (index.size !== slabs.size) return `copy index holds ${index.size} entries for ${slabs.size} slabs in use`;
   for (const [key, n] of expected) return `holding ${key} (x${n}) has no copy record`;
-  const perSlot = new Map<number, number>();
   for (let c = 0; c < store.highWater; c++) if (store.isLive(c)) perSlot.set(i32[(c << 4) + BLOCK]!, (perSlot.get(i32[(c << 4) + BLOCK]!) ?? 0) + 1);
   const slotProblem = d.slots.check((slot) => perSlot.get(slot) ?? 0);
   if (slotProblem) return slotProblem;

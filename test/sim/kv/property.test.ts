@@ -4,6 +4,7 @@ import { KvDirectory, type EvictionOrder, type PrefixMatch } from '../../../src/
 import type { SparseCounts } from '../../../src/sim/kv/match-result.js';
 import { classIndex, sparseClasses, type Classes } from '../../../src/sim/routing/match-classes.js';
 import { ReferenceKv } from './reference-model.js';
+import { COUNT } from '../../../src/sim/kv/copy-store.js';
 
 interface Setup {
   steps: number;
@@ -47,6 +48,48 @@ interface Setup {
   hop?: boolean;
 }
 
+/**
+ * The lazy counts' states seen (lazy-counts.ts; watched with `hop`, where
+ * D->D moves make them): a count shared by two holdings, a count a record
+ * took over when the block was placed on its node, and a slot counted lazily
+ * on one node and through a record on another.
+ */
+interface LazyCoverage {
+  shared: number;
+  taken: number;
+  beside: number;
+}
+
+/** The directory's parts observeLazy reads. */
+interface LazyView {
+  lazy: { data: Int32Array; countOn(slot: number, node: number): number };
+  copies: { find(slot: number, node: number): number; store: { i32: Int32Array } };
+}
+
+/** Tally the lazy states now; `last` holds the lazy counts of the previous step (slot -> node) and is updated. */
+function observeLazy(kv: KvDirectory, nodes: number, last: Map<number, number>, seen: LazyCoverage): void {
+  const v = kv as unknown as LazyView;
+  const counted = (slot: number, node: number): boolean => {
+    const c = v.copies.find(slot, node);
+    return c >= 0 && v.copies.store.i32[(c << 4) + COUNT]! > 0;
+  };
+  for (const [slot, node] of last) if (v.lazy.countOn(slot, node) === 0 && counted(slot, node)) seen.taken++;
+  last.clear();
+  const d = v.lazy.data;
+  for (let slot = 0; slot * 2 < d.length; slot++) {
+    const node = d[slot * 2]! - 1;
+    if (node < 0) continue;
+    last.set(slot, node);
+    if (d[slot * 2 + 1]! > 1) seen.shared++;
+    for (let n = 0; n < nodes; n++) {
+      if (n !== node && counted(slot, n)) {
+        seen.beside++;
+        break;
+      }
+    }
+  }
+}
+
 const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContext: 24, compareEvery: 5, checkEvery: 1 };
 
 /**
@@ -55,7 +98,7 @@ const SMALL: Setup = { steps: 400, sameTime: 0.3, maxL1: 8, maxL2: 14, maxContex
  * node losses) on small capacities, checked against the naive reference
  * model and the directory's own full consistency check.
  */
-function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
+function run(seed: number, eviction: EvictionOrder, setup: Setup): LazyCoverage {
   const { steps, sameTime, maxL1, maxL2, maxContext, compareEvery, checkEvery } = setup;
   const rng = new Rng(seed);
   const [minNodes, maxNodes] = setup.nodes ?? [2, 5];
@@ -100,6 +143,8 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
   };
 
   const lastNode = new Map<number, number>();
+  const lazySeen: LazyCoverage = { shared: 0, taken: 0, beside: 0 };
+  const lastLazy = new Map<number, number>();
   for (let step = 0; step < steps; step++) {
     now += rng.chance(sameTime) ? 0 : rng.uniform(0, 2);
     const branches = [...contexts.keys()];
@@ -164,6 +209,7 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
 
     // Plain comparisons, one expect per step: expect() itself is too slow for thousands of checks.
     if (step % checkEvery === 0) kv.checkInvariants();
+    if (setup.hop) observeLazy(kv, nodes, lastLazy, lazySeen);
     const diffs: string[] = [];
     if (setup.retire) {
       // Alive: a live context's ids (a group each at most) or a resident block (a copy per node and tier at most).
@@ -231,6 +277,7 @@ function run(seed: number, eviction: EvictionOrder, setup: Setup): void {
     l1Cleared: s.l1Cleared,
     l2Cleared: s.l2Cleared,
   }).toEqual(ref.stats);
+  return lazySeen;
 }
 
 /**
@@ -258,6 +305,10 @@ function classDiffs(sp: SparseCounts, mask: Int32Array, m: PrefixMatch): string[
   }
   for (let c = 0; c < out.count; c++) if (held[c] === 0) diffs.push(`class ${out.gpu[c]}/${out.local[c]} of no accepting node`);
   return diffs;
+}
+
+function sum(xs: readonly LazyCoverage[]): LazyCoverage {
+  return xs.reduce((a, x) => ({ shared: a.shared + x.shared, taken: a.taken + x.taken, beside: a.beside + x.beside }), { shared: 0, taken: 0, beside: 0 });
 }
 
 function plain(m: PrefixMatch): object {
@@ -291,9 +342,16 @@ describe('randomized against a naive reference model', () => {
       run(511, eviction, { ...long, nodes: [32, 36] });
     }, 300_000);
     it(`${eviction}: also when every call of a branch goes to another node (whole holdings released and moved)`, () => {
-      for (let seed = 700; seed <= 705; seed++) run(seed, eviction, { ...SMALL, hop: true });
-      run(710, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, hop: true });
-      run(711, eviction, { steps: 800, sameTime: 0.3, maxL1: 40, maxL2: 120, maxContext: 60, compareEvery: 40, checkEvery: 20, hop: true, nodes: [32, 40], spread: 0.9 });
+      const seen: LazyCoverage[] = [];
+      for (let seed = 700; seed <= 705; seed++) seen.push(run(seed, eviction, { ...SMALL, hop: true }));
+      seen.push(run(710, eviction, { steps: 1500, sameTime: 0.3, maxL1: 90, maxL2: 250, maxContext: 120, compareEvery: 50, checkEvery: 10, hop: true }));
+      const sparse = [run(711, eviction, { steps: 800, sameTime: 0.3, maxL1: 40, maxL2: 120, maxContext: 60, compareEvery: 40, checkEvery: 20, hop: true, nodes: [32, 40], spread: 0.9 })];
+      // Most calls on five nodes, so that holdings share lazy counts there.
+      for (let seed = 712; seed <= 713; seed++) sparse.push(run(seed, eviction, { ...SMALL, hop: true, nodes: [32, 36] }));
+      // Moves made every state of the lazy counts, with masks and with copy lists.
+      for (const [where, s] of [['masks', sum(seen)], ['copy lists', sum(sparse)]] as const) {
+        expect(Object.values(s).every((n) => n > 0), `${where}: lazy states ${JSON.stringify(s)}`).toBe(true);
+      }
     }, 300_000);
     it(`${eviction}: also with a prefix on more than 64 nodes (node-bit rows, large and small unbroken sets)`, () => {
       for (let seed = 400; seed <= 401; seed++) {
