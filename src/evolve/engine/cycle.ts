@@ -1,8 +1,8 @@
-import { reusableCost, type Snapshot, type SchedCost } from '../../evaluate/index.js';
+import type { Snapshot, SchedCost } from '../../evaluate/index.js';
 import type { LineageStore } from '../../store/index.js';
 import { compareElites, IslandSet, type Elite } from '../archive/index.js';
 import type { Mutator } from '../mutators/index.js';
-import { EvaluatorPool, TrajectoryReuse } from '../pool/index.js';
+import { EvaluatorPool, trajectoryReuseFor } from '../pool/index.js';
 import type { BackendFactory } from './backend.js';
 import { Evolver, type CommittedIteration, type EvolverSettings, type MutationTally, type Starter } from './evolver.js';
 
@@ -88,8 +88,7 @@ export async function runEvolutionCycle(input: CycleInput): Promise<CycleResult>
     reuseInSearch: (settings.trajectoryCacheMb ?? 0) > 0,
   };
   const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
-  const cacheMb = settings.trajectoryCacheMb ?? 0;
-  const scorer = cacheMb > 0 && !input.backend && reusableCost(settings.schedCost) ? new TrajectoryReuse(pool, cacheMb * 2 ** 20) : pool;
+  const scorer = trajectoryReuseFor(pool, settings.trajectoryCacheMb ?? 0, settings.schedCost, !input.backend) ?? pool;
   const evolver = new Evolver(input.store, scorer, input.mutator, islands, settings, {
     runId: input.runId,
     cycleId: input.cycleId,

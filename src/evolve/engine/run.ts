@@ -1,9 +1,9 @@
 import { InputError } from '../../common/errors.js';
-import { parseSchedCost, reusableCost, type Snapshot } from '../../evaluate/index.js';
+import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator, Tuner } from '../mutators/index.js';
-import { EvaluatorPool, TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
+import { EvaluatorPool, trajectoryReuseFor, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
@@ -112,8 +112,8 @@ export class EvolutionRun {
       const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
       const train = scored(0, plan.train.length);
       // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
-      // Children try their parent's trajectory first (no backend: the queue's tasks go through Redis, and no trajectory with them).
-      const reuse = config.trajectoryCacheMb > 0 && !options.backend && reusableCost(schedCost) ? new TrajectoryReuse(pool, config.trajectoryCacheMb * 2 ** 20) : undefined;
+      // Children try their parent's trajectory first.
+      const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
       const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {
         tune: (request) => pool.tune(request),

@@ -2,4 +2,4 @@
 export { backstopFor, EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.js';
 export { packSnapshot, unpackSnapshot, type PackedSnapshot } from './packed-snapshot.js';
 export type { EvalOutcome, EvalTask, WorkerSetup } from './task.js';
-export { TrajectoryReuse, type EvaluatingPool, type TrajectoryCounts } from './trajectory-reuse.js';
+export { TrajectoryReuse, trajectoryReuseFor, type EvaluatingPool, type TrajectoryCounts } from './trajectory-reuse.js';

@@ -1,3 +1,4 @@
+import { reusableCost, type SchedCost } from '../../evaluate/index.js';
 import { codeHash } from '../../store/index.js';
 import type { EvalOutcome, EvalTask } from './task.js';
 
@@ -80,4 +81,14 @@ export class TrajectoryReuse implements EvaluatingPool {
       this.bytes -= t.byteLength;
     }
   }
+}
+
+/**
+ * The pool a run or a cycle evaluates candidates through: wrapped in a
+ * TrajectoryReuse of `cacheMb` MB when reuse can apply (a cache, a
+ * deterministic cost, and a local pool: a queue backend's tasks go through
+ * Redis without trajectories), else undefined.
+ */
+export function trajectoryReuseFor(pool: EvaluatingPool, cacheMb: number, cost: SchedCost, localPool: boolean): TrajectoryReuse | undefined {
+  return cacheMb > 0 && localPool && reusableCost(cost) ? new TrajectoryReuse(pool, cacheMb * 2 ** 20) : undefined;
 }
