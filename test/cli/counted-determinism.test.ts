@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { bufferIO } from '../../src/cli/io.js';
+import { candidateRows } from '../evolve/engine/small-run.js';
 
 /**
  * The default scheduling cost (`counted`) does not depend on how busy the
@@ -34,12 +34,7 @@ async function cli(args: string[]) {
 }
 
 function candidates(db: string) {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare('SELECT id, code_hash, fitness, breakdown, features, cell, status, failure_kind FROM candidates ORDER BY id').all();
-  } finally {
-    d.close();
-  }
+  return candidateRows(db, 'id, code_hash, fitness, breakdown, features, cell, status, failure_kind');
 }
 
 describe('determinism under the default sched-cost while another process loads the CPU', () => {

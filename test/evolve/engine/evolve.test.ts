@@ -8,7 +8,7 @@ import { waitFor } from '../../wait-for.js';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
 import { runCli } from '../../../src/cli/main.js';
 import { bufferIO } from '../../../src/cli/io.js';
-import { needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
+import { candidateRows, needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
 
 needsCompiledWorkers();
 
@@ -30,12 +30,7 @@ async function evolve(config: EvolveConfigInput, db: string) {
 }
 
 function lineage(db: string) {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare('SELECT iteration, island, mutator, code_hash, status, failure_kind, fitness, cell FROM candidates ORDER BY id').all();
-  } finally {
-    d.close();
-  }
+  return candidateRows(db, 'iteration, island, mutator, code_hash, status, failure_kind, fitness, cell');
 }
 
 describe('evolve', () => {

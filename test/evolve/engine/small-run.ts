@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll } from 'vitest';
 import type { EvolveConfigInput } from '../../../src/evolve/engine/index.js';
 
@@ -32,4 +33,14 @@ export const SMALL_RUN: EvolveConfigInput = {
 /** A lineage database path in a fresh temporary folder. */
 export function tmpLineageDb(prefix: string): string {
   return join(mkdtempSync(join(tmpdir(), prefix)), 'lineage.db');
+}
+
+/** A lineage database's candidates, in id order, with the given columns (e.g. 'id, fitness, cell'): what determinism tests compare. */
+export function candidateRows(db: string, columns: string): unknown[] {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(`SELECT ${columns} FROM candidates ORDER BY id`).all();
+  } finally {
+    d.close();
+  }
 }

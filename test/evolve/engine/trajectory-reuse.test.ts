@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
-import { needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
+import { candidateRows, needsCompiledWorkers, SMALL_RUN, tmpLineageDb } from './small-run.js';
 
 needsCompiledWorkers();
 
@@ -16,12 +15,7 @@ async function evolve(config: EvolveConfigInput) {
 }
 
 function lineage(db: string) {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare('SELECT iteration, island, mutator, code_hash, status, failure_kind, fitness, breakdown, metrics, features, cell FROM candidates ORDER BY id').all();
-  } finally {
-    d.close();
-  }
+  return candidateRows(db, 'iteration, island, mutator, code_hash, status, failure_kind, fitness, breakdown, metrics, features, cell');
 }
 
 describe('evolve with trajectory reuse', () => {
