@@ -73,7 +73,11 @@ console.log(`workers busy: ${((100 * busyMs) / (threads * runMs)).toFixed(1)} % 
 console.log(`evaluations: ${summary.evaluated} in ${minutes.toFixed(2)} min = ${(summary.evaluated / minutes).toFixed(0)} per minute (target >= 400: ${summary.evaluated / minutes >= 400 ? 'met' : 'NOT met'})`);
 console.log(`failed or rejected: ${JSON.stringify(summary.failedByKind)}`);
 const t = summary.trajectories;
-console.log(t ? `trajectories: ${t.reused} evaluations reused their parent's, ${t.simulated} simulated (${t.diverged} of them after a parent's was tried)` : 'trajectories: not reused (--no-reuse)');
+console.log(
+  t
+    ? `trajectories: ${t.reused} evaluations reused a kept one (${t.reusedOther} of them not their parent's), ${t.simulated} simulated (${t.diverged} of them after one was tried)`
+    : 'trajectories: not reused (--no-reuse)',
+);
 if (best && seed) {
   console.log(`best seed  #${seed.id} (${seed.editSummary}): T_total ${seed.fitness!.toFixed(3)} s, throughput ${throughput(seed)?.toFixed(3)} req/s`);
   console.log(`best found #${best.id} (${best.mutator}): T_total ${best.fitness!.toFixed(3)} s, throughput ${throughput(best)?.toFixed(3)} req/s`);

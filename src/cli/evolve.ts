@@ -76,7 +76,7 @@ export function registerEvolveCommand(program: Command, io: CliIO): void {
     .option('--reference <file>', 'policy that fitness is normalised by with several snapshots or validation (default: seeds/evolving-infra.js)')
     .option('--tune-replays <n>', 'replays per tune mutation', intOption('--tune-replays', 1, 256), 8)
     .option('--knob-replays <n>', 'replays per knob-search mutation', intOption('--knob-replays', 1, 256), 8)
-    .option('--trajectory-cache-mb <mb>', "memory for recent evaluations' trajectories, which a child whose policy calls all answer as its parent's reuses instead of simulating (0: simulate every candidate)", intOption('--trajectory-cache-mb', 0, 65_536), 256)
+    .option('--trajectory-cache-mb <mb>', "memory for recent evaluations' trajectories, which a child whose policy calls all answer as its parent's, or as another kept one's, reuses instead of simulating (0: simulate every candidate)", intOption('--trajectory-cache-mb', 0, 65_536), 256)
     .option('--workload <preset|trace.jsonl>', 'workload preset or trace file the window is taken from', 'cc')
     .option('--agents <n>', "closed-loop agents (default: the preset's)", intOption('--agents', 1, 100_000))
     .option('--window-min <m>', 'scored minutes of the window each candidate is replayed on', floatOption('--window-min', 1e-3), 10)

@@ -7,7 +7,7 @@ import { givenCluster, snapshotEngineModel, type SnapshotEngineModel } from './e
 import { sandboxHook } from './sandbox-policy.js';
 import type { SchedCost } from './sched-cost.js';
 import { replayOptions, type Snapshot } from './snapshot.js';
-import { packTrajectory, recordingHook, replayTrajectory, reusableCost, type TrajectoryResult } from './trajectory.js';
+import { callKeys, packTrajectory, recordingHook, replayTrajectory, reusableCost, type Divergence, type TrajectoryResult } from './trajectory.js';
 
 /** Behaviour features the MAP-Elites archive bins candidates by (design section 7). */
 export interface Features {
@@ -76,11 +76,30 @@ export interface TrackedEvaluation {
   evaluation: Evaluation;
   /** With `record`, under a deterministic cost, when the policy loaded and nothing was reused (a reused one's trajectory is `reuse`). */
   trajectory?: Uint8Array;
+  /** With `trajectory`: its calls' answer keys, in order (trajectory.ts answerKey). */
+  trajectoryKeys?: string[];
   /** The evaluation is the reused trajectory's: nothing was simulated. */
   reused: boolean;
 }
 
 export function evaluateTracked(snapshot: Snapshot, policy: { name: string; source: string }, options: TrackedOptions): TrackedEvaluation {
+  return track(snapshot, policy, options, false) as TrackedEvaluation;
+}
+
+/**
+ * evaluateTracked, except that a replay of `reuse` that gets another answer
+ * stops there and says where, without a simulation: the caller may hold a
+ * trajectory with that answer (src/evolve/pool/trajectory-reuse.ts).
+ */
+export function evaluateOrDiverge(
+  snapshot: Snapshot,
+  policy: { name: string; source: string },
+  options: TrackedOptions & { reuse: Uint8Array },
+): TrackedEvaluation | { divergence: Divergence } {
+  return track(snapshot, policy, options, true);
+}
+
+function track(snapshot: Snapshot, policy: { name: string; source: string }, options: TrackedOptions, stopAtDivergence: boolean): TrackedEvaluation | { divergence: Divergence } {
   // The snapshot's, learned on its first evaluation in this process: not the candidate's time, so before its deadline.
   snapshotEngineModel(snapshot);
   const failures: FailureCount[] = [];
@@ -97,11 +116,12 @@ export function evaluateTracked(snapshot: Snapshot, policy: { name: string; sour
     const tracked = hook !== undefined && reusableCost(options.schedCost);
     if (tracked && options.reuse) {
       const reused = replayTrajectory(options.reuse, hook, snapshot.warmupSeconds);
-      if (reused) {
+      if (reused.same) {
         const evaluation = evaluationOf(policy.name, snapshot, reused.result, reused.drained, failures);
         // Not packed again: its children would find the same ctxs, answers and plan costs in `reuse`, which is its trajectory too.
         return { evaluation, reused: true };
       }
+      if (stopAtDivergence) return { divergence: reused.divergence };
       // A different answer somewhere: this sandbox has seen calls the replay would not make. Start afresh
       // (with the whole wall budget: the replay tried first is the evaluator's doing, not the candidate's).
       sandbox!.dispose();
@@ -110,7 +130,8 @@ export function evaluateTracked(snapshot: Snapshot, policy: { name: string; sour
     const recorder = tracked && options.record ? recordingHook(hook) : undefined;
     const result = replaySnapshot(snapshot, recorder?.hook ?? hook, options.capFactor ?? 4);
     const evaluation = evaluationOf(policy.name, snapshot, result.sim, result.drained, failures);
-    return { evaluation, reused: false, ...(recorder ? { trajectory: packTrajectory(recorder.calls, result.sim, result.drained) } : {}) };
+    if (!recorder) return { evaluation, reused: false };
+    return { evaluation, reused: false, trajectory: packTrajectory(recorder.calls, result.sim, result.drained), trajectoryKeys: callKeys(recorder.calls) };
   } finally {
     sandbox?.dispose();
   }

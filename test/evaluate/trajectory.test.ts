@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTracked, parseSchedCost, type TrackedOptions } from '../../src/evaluate/index.js';
+import { evaluateOrDiverge, evaluateTracked, parseSchedCost, type TrackedOptions } from '../../src/evaluate/index.js';
 import { smallCcSnapshot } from './fixtures.js';
 
 const snapshot = smallCcSnapshot;
@@ -78,5 +78,24 @@ describe('trajectory reuse', () => {
     expect(broken.reused).toBe(false);
     expect(broken.trajectory).toBeUndefined();
     expect(broken.evaluation.failures.length).toBe(1);
+  });
+
+  it("stops where a child first answers unlike the trajectory; a sibling's trajectory with that answer there is the child's", () => {
+    expect(parent.trajectoryKeys!.length).toBeGreaterThan(0);
+    const sibling = evaluate(flipper({ flipEvery: 180 }), { ...counted, record: true });
+    const child = flipper({ flipEvery: 180, unused: 2 });
+    const stopped = evaluateOrDiverge(snapshot, { name: 'child', source: child }, { ...counted, reuse: parent.trajectory! });
+    if (!('divergence' in stopped)) throw new Error('the child answers as its parent did');
+    const { at, key } = stopped.divergence;
+    expect(at).toBeGreaterThan(0);
+    expect(sibling.trajectoryKeys!.slice(0, at)).toEqual(parent.trajectoryKeys!.slice(0, at));
+    expect(sibling.trajectoryKeys![at]).toBe(key);
+    expect(parent.trajectoryKeys![at]).not.toBe(key);
+    const reused = evaluate(child, { ...counted, reuse: sibling.trajectory });
+    expect(reused.reused).toBe(true);
+    expect(reused.evaluation).toEqual(evaluate(child).evaluation);
+    // A neutral child is reused at once, as by evaluateTracked.
+    const neutral = evaluateOrDiverge(snapshot, { name: 'neutral', source: flipper({ unused: 3 }) }, { ...counted, reuse: parent.trajectory! });
+    expect('divergence' in neutral ? null : neutral.reused).toBe(true);
   });
 });

@@ -116,10 +116,11 @@ export class EvolutionRun {
       const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
       const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {
-        tune: (request) => pool.tune(request),
+        // A search from a candidate first tries the candidate's own trajectories (most of its points answer as it does).
+        tune: (request) => pool.tune(request, reuse?.keptFor(request.code, request.snapshots)),
         objective: () => ({ snapshots: train.map((s) => s.index), references: plan.train.length > 1 ? train.map((s) => s.reference) : [null] }),
       };
-      const validator = plan.validation.length > 0 ? new Validator(pool, scored(plan.train.length, plan.validation.length)) : undefined;
+      const validator = plan.validation.length > 0 ? new Validator(reuse ?? pool, scored(plan.train.length, plan.validation.length)) : undefined;
       store = openLineageStore(dbPath, { create: !resume });
       let runId: number;
       let islands: IslandSet;

@@ -5,7 +5,7 @@ import { compiledWorker } from '../worker-file.js';
 import { packSnapshot, type PackedSnapshot } from './packed-snapshot.js';
 import type { TuneRequest } from '../mutators/tune/request.js';
 import type { TuneResult } from '../mutators/tune/run.js';
-import { TaskClock, type EvalOutcome, type EvalTask, type TuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
+import { TaskClock, type DivergedOutcome, type EvalOutcome, type EvalTask, type SnapshotTrajectory, type TuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 export interface EvaluatorPoolOptions extends WorkerSetup {
   /** Worker threads (default: the machine's cores). */
@@ -89,17 +89,22 @@ export class EvaluatorPool {
    * A tuning run in one worker (src/evolve/mutators/tune). Its backstop is one
    * evaluation's for each replay it may make; a broken worker is 'crash'.
    */
-  async tune(request: TuneRequest): Promise<TuneResult | { ok: false; kind: 'crash'; message: string }> {
+  async tune(request: TuneRequest, trajectories?: SnapshotTrajectory[]): Promise<TuneResult | { ok: false; kind: 'crash'; message: string }> {
     const backstop = this.backstopMs * Math.max(1, request.replays);
-    const out = await this.runTask({ kind: 'tune', request }, backstop);
+    const out = await this.runTask({ kind: 'tune', request, ...(trajectories?.length ? { trajectories } : {}) }, backstop);
     return out as TuneResult | { ok: false; kind: 'crash'; message: string };
   }
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
-    return (await this.runTask({ ...task, kind: 'evaluate' }, this.backstopMs)) as EvalOutcome;
+    return (await this.runTask({ ...task, kind: 'evaluate', stopAtDivergence: false }, this.backstopMs)) as EvalOutcome;
   }
 
-  private async runTask(task: EvalTask | TuneTask, backstopMs: number): Promise<EvalOutcome | TuneResult> {
+  /** evaluate, except that a candidate answering some call of `reuse` differently is not simulated: where it diverged comes back (TrajectoryReuse). */
+  async evaluateOrDiverge(task: EvalTask & { reuse: Uint8Array }): Promise<EvalOutcome | DivergedOutcome> {
+    return (await this.runTask({ ...task, kind: 'evaluate', stopAtDivergence: true }, this.backstopMs)) as EvalOutcome | DivergedOutcome;
+  }
+
+  private async runTask(task: EvalTask | TuneTask, backstopMs: number): Promise<EvalOutcome | DivergedOutcome | TuneResult> {
     const started = performance.now();
     const clock = TaskClock.create();
     const controller = new AbortController();
@@ -115,7 +120,7 @@ export class EvaluatorPool {
     };
     watch(backstopMs);
     try {
-      return (await this.pool.run({ ...task, clock } as WorkerTask, { signal: controller.signal })) as EvalOutcome | TuneResult;
+      return (await this.pool.run({ ...task, clock } as WorkerTask, { signal: controller.signal })) as EvalOutcome | DivergedOutcome | TuneResult;
     } catch (error) {
       const wallMs = performance.now() - started;
       if (controller.signal.aborted) {

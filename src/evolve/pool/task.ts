@@ -1,4 +1,4 @@
-import type { Evaluation, SchedCost, Snapshot } from '../../evaluate/index.js';
+import type { Divergence, Evaluation, SchedCost, Snapshot } from '../../evaluate/index.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { PackedSnapshot } from './packed-snapshot.js';
 import type { TuneRequest } from '../mutators/tune/request.js';
@@ -35,12 +35,23 @@ export interface EvalTask {
   reuse?: Uint8Array;
   /** Return the evaluation's own packed trajectory. */
   record?: boolean;
+  /** With `reuse`: if the candidate answers some call unlike it, answer where (a DivergedOutcome) instead of simulating. */
+  stopAtDivergence?: boolean;
 }
 
 /** Tune a candidate's numeric constants inside the worker (src/evolve/mutators/tune): many short replays, one answer. */
 export interface TuneTask {
   kind: 'tune';
   request: TuneRequest;
+  /** Trajectories of the candidate on its snapshots, which the search's points try first (TrajectoryReuse.keptFor); not part of the request, whose content is its address. */
+  trajectories?: SnapshotTrajectory[];
+}
+
+/** A packed trajectory on one of the worker's snapshots, with its calls' answer keys. */
+export interface SnapshotTrajectory {
+  snapshot: number;
+  trajectory: Uint8Array;
+  keys: readonly string[];
 }
 
 export interface PooledTuneTask extends TuneTask {
@@ -62,8 +73,14 @@ export interface PooledEvalTask extends EvalTask {
  *   or the worker stopped answering and was terminated. Infrastructure.
  */
 export type EvalOutcome =
-  | { ok: true; evaluation: Evaluation; wallMs: number; trajectory?: Uint8Array; reused?: boolean }
+  | { ok: true; evaluation: Evaluation; wallMs: number; trajectory?: Uint8Array; trajectoryKeys?: string[]; reused?: boolean }
   | { ok: false; kind: 'timeout' | 'crash'; message: string; wallMs: number };
+
+/** A task with `stopAtDivergence` whose candidate answered a call of its `reuse` trajectory differently: nothing was simulated. */
+export interface DivergedOutcome {
+  diverged: Divergence;
+  wallMs: number;
+}
 
 /**
  * When a worker began a task (Date.now(), shared by all threads), so that the

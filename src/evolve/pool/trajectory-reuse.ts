@@ -1,36 +1,57 @@
-import { reusableCost, type SchedCost } from '../../evaluate/index.js';
+import { continuesAt, MAX_TRAJECTORY_TRIES, reusableCost, type Divergence, type SchedCost } from '../../evaluate/index.js';
 import { codeHash } from '../../store/index.js';
-import type { EvalOutcome, EvalTask } from './task.js';
+import type { DivergedOutcome, EvalOutcome, EvalTask, SnapshotTrajectory } from './task.js';
 
-/** What TrajectoryReuse evaluates through: the pool (or anything with its evaluate). */
+/** What a run evaluates through: the pool (or anything with its evaluate). */
 export interface EvaluatingPool {
   readonly threads: number;
   evaluate(task: EvalTask): Promise<EvalOutcome>;
 }
 
-/** How the evaluations of a run went: reused a parent's trajectory, or simulated. */
+/** What TrajectoryReuse evaluates through: a pool that can also stop a replay where the candidate first answers differently. */
+export interface ReplayingPool extends EvaluatingPool {
+  evaluateOrDiverge(task: EvalTask & { reuse: Uint8Array }): Promise<EvalOutcome | DivergedOutcome>;
+}
+
+/** How the evaluations of a run went: reused a kept trajectory, or simulated. */
 export interface TrajectoryCounts {
   reused: number;
   simulated: number;
-  /** Simulated although a parent trajectory was at hand: the child answered some call differently. */
+  /** Simulated although a trajectory was at hand: the child answered some call unlike every one tried. */
   diverged: number;
+  /** Of `reused`: the trajectory was not the parent's but another one's with the child's answer where the parent's diverged. */
+  reusedOther: number;
+}
+
+/** A kept trajectory: packed (src/evaluate/trajectory.ts), with its calls' answer keys. */
+interface Kept {
+  trajectory: Uint8Array;
+  keys: readonly string[];
+  snapshot: number;
 }
 
 /**
  * Keeps the recent evaluations' packed trajectories (src/evaluate/trajectory.ts),
  * least recently used first out past `maxBytes`, keyed by code hash and
  * snapshot, and sends a task that names its parent (`reuseFrom`) with the
- * parent's trajectory on that snapshot. A neutral child then costs its
+ * parent's trajectory on that snapshot (any other task, or one whose parent's
+ * is gone, with the most recent one there). A neutral child then costs its
  * policy calls instead of a simulation; its evaluation is the one the
  * simulation would give, bit for bit.
+ *
+ * A child that answers some call unlike its parent is not simulated at
+ * once: the worker says where and with which answer, and if another kept
+ * trajectory on the snapshot shares the answers before that call and has
+ * the child's answer there (the child behaves like a sibling, a seed, an
+ * older candidate), that one is tried next, up to MAX_TRAJECTORY_TRIES.
  */
 export class TrajectoryReuse implements EvaluatingPool {
-  readonly counts: TrajectoryCounts = { reused: 0, simulated: 0, diverged: 0 };
-  private readonly kept = new Map<string, Uint8Array>();
+  readonly counts: TrajectoryCounts = { reused: 0, simulated: 0, diverged: 0, reusedOther: 0 };
+  private readonly kept = new Map<string, Kept>();
   private bytes = 0;
 
   constructor(
-    private readonly pool: EvaluatingPool,
+    private readonly pool: ReplayingPool,
     private readonly maxBytes: number,
   ) {}
 
@@ -40,24 +61,66 @@ export class TrajectoryReuse implements EvaluatingPool {
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
     const index = task.snapshot ?? 0;
-    const reuse = task.reuseFrom === undefined ? undefined : this.take(`${task.reuseFrom}/${index}`);
-    const { reuseFrom: _from, ...rest } = task;
-    const outcome = await this.pool.evaluate({ ...rest, record: true, ...(reuse ? { reuse } : {}) });
+    const { reuseFrom, ...rest } = task;
+    // The parent's first; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
+    let tried = (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`)) ?? this.latestOn(index);
+    const triedAny = tried !== undefined;
+    for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {
+      const outcome = await this.pool.evaluateOrDiverge({ ...rest, record: true, reuse: tried.trajectory });
+      if ('diverged' in outcome) {
+        tried = this.alternative(index, tried.keys, outcome.diverged);
+        continue;
+      }
+      if (outcome.ok && outcome.reused && tries > 0) this.counts.reusedOther++;
+      return this.settle(task, index, outcome, tried, true);
+    }
+    return this.settle(task, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny);
+  }
+
+  /** The kept trajectories of `code` on these snapshots (now the most recently used), for a search from it (a tune task). */
+  keptFor(code: string, snapshots: readonly number[]): SnapshotTrajectory[] {
+    const hash = codeHash(code);
+    const found: SnapshotTrajectory[] = [];
+    for (const index of snapshots) {
+      const kept = this.take(`${hash}/${index}`);
+      if (kept) found.push({ snapshot: index, trajectory: kept.trajectory, keys: kept.keys });
+    }
+    return found;
+  }
+
+  /** Count the outcome and keep the candidate's trajectory: its own, or the one it reused (the same ctxs, answers and plan costs). */
+  private settle(task: EvalTask, index: number, outcome: EvalOutcome, tried: Kept | undefined, triedAny: boolean): EvalOutcome {
     if (!outcome.ok) return outcome;
     if (outcome.reused) this.counts.reused++;
     else {
       this.counts.simulated++;
-      if (reuse) this.counts.diverged++;
+      if (triedAny) this.counts.diverged++;
     }
-    const { trajectory, ...answer } = outcome;
-    // A reused evaluation's trajectory is the one it reused (src/evaluate/trajectory.ts).
-    const own = trajectory ?? (outcome.reused ? reuse : undefined);
+    const { trajectory, trajectoryKeys, ...answer } = outcome;
+    const own = trajectory && trajectoryKeys ? { trajectory, keys: trajectoryKeys, snapshot: index } : outcome.reused ? tried : undefined;
     if (own) this.keep(`${codeHash(task.code)}/${index}`, own);
     return answer;
   }
 
+  /** The most recent kept trajectory on the snapshot with `keys` before the divergence and its key there (now the most recently used). */
+  private alternative(index: number, keys: readonly string[], at: Divergence): Kept | undefined {
+    let found: [string, Kept] | undefined;
+    for (const entry of this.kept) {
+      const k = entry[1];
+      if (k.snapshot === index && continuesAt(k.keys, keys, at)) found = entry;
+    }
+    return found ? this.take(found[0]) : undefined;
+  }
+
+  /** The most recently used trajectory kept on the snapshot. */
+  private latestOn(index: number): Kept | undefined {
+    let found: Kept | undefined;
+    for (const k of this.kept.values()) if (k.snapshot === index) found = k;
+    return found;
+  }
+
   /** The kept trajectory, now the most recently used. */
-  private take(key: string): Uint8Array | undefined {
+  private take(key: string): Kept | undefined {
     const found = this.kept.get(key);
     if (found) {
       this.kept.delete(key);
@@ -66,29 +129,40 @@ export class TrajectoryReuse implements EvaluatingPool {
     return found;
   }
 
-  private keep(key: string, trajectory: Uint8Array): void {
-    if (trajectory.byteLength > this.maxBytes) return;
+  private keep(key: string, kept: Kept): void {
+    const size = sizeOf(kept);
+    if (size > this.maxBytes) return;
     const old = this.kept.get(key);
     if (old) {
-      this.bytes -= old.byteLength;
+      this.bytes -= sizeOf(old);
       this.kept.delete(key);
     }
-    this.kept.set(key, trajectory);
-    this.bytes += trajectory.byteLength;
+    this.kept.set(key, kept);
+    this.bytes += size;
     for (const [k, t] of this.kept) {
       if (this.bytes <= this.maxBytes) break;
       this.kept.delete(k);
-      this.bytes -= t.byteLength;
+      this.bytes -= sizeOf(t);
     }
   }
+}
+
+/** The packed bytes; the keys are a few percent of them. */
+function sizeOf(kept: Kept): number {
+  return kept.trajectory.byteLength;
 }
 
 /**
  * The pool a run or a cycle evaluates candidates through: wrapped in a
  * TrajectoryReuse of `cacheMb` MB when reuse can apply (a cache, a
- * deterministic cost, and a local pool: a queue backend's tasks go through
- * Redis without trajectories), else undefined.
+ * deterministic cost, and a local pool that can stop a replay where it
+ * diverges: a queue backend's tasks go through Redis without trajectories),
+ * else undefined.
  */
 export function trajectoryReuseFor(pool: EvaluatingPool, cacheMb: number, cost: SchedCost, localPool: boolean): TrajectoryReuse | undefined {
-  return cacheMb > 0 && localPool && reusableCost(cost) ? new TrajectoryReuse(pool, cacheMb * 2 ** 20) : undefined;
+  return cacheMb > 0 && localPool && reusableCost(cost) && replaying(pool) ? new TrajectoryReuse(pool, cacheMb * 2 ** 20) : undefined;
+}
+
+function replaying(pool: EvaluatingPool): pool is ReplayingPool {
+  return typeof (pool as Partial<ReplayingPool>).evaluateOrDiverge === 'function';
 }

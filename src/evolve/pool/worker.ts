@@ -1,10 +1,11 @@
 import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
-import { EvaluationTimeout, evaluateTracked, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
+import { EvaluationTimeout, evaluateOrDiverge, evaluateTracked, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
+import { SearchTrajectories, type KeyedTrajectory } from './search-trajectories.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
 import { inForceAtStart, runKnobSearch } from '../mutators/knob-search/run.js';
-import { TaskClock, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
+import { TaskClock, type DivergedOutcome, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
 
 /**
  * The piscina worker: evaluates one candidate in its own sandbox. A candidate
@@ -27,7 +28,7 @@ for (const snapshot of snapshots) {
 }
 
 /** Before the pool closes every worker takes one drain task (src/common/worker-drain.ts). */
-export default async function handle(task: WorkerTask): Promise<EvalOutcome | TuneResult | 'drained'> {
+export default async function handle(task: WorkerTask): Promise<EvalOutcome | DivergedOutcome | TuneResult | 'drained'> {
   if (task.kind === 'drain') return drainWorker(task);
   if (task.kind === 'tune') return tune(task);
   return evaluate(task);
@@ -36,35 +37,28 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | Tu
 /** A tuning run or a knob search (request.search): its replays use the same evaluator, limits and snapshots as evaluate. */
 function tune(task: PooledTuneTask): TuneResult {
   TaskClock.start(task.clock);
-  // Most points of a search answer every policy call as the first point replayed did (a constant no decision crosses):
-  // each point first tries that point's trajectory on the snapshot (src/evaluate/trajectory.ts), the same result without a simulation.
-  const first = new Map<number, Uint8Array>();
-  const replay = (code: string, index: number) => {
-    const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs };
-    const tracked = evaluateTracked(snapshots[index]!, { name: 'tune', source: code }, { ...options, reuse: first.get(index), record: setup.reuseInSearch === true && !first.has(index) });
-    if (tracked.trajectory) first.set(index, tracked.trajectory);
-    return tracked.evaluation;
-  };
+  const given = new Map<number, KeyedTrajectory[]>();
+  for (const t of task.trajectories ?? []) given.set(t.snapshot, [...(given.get(t.snapshot) ?? []), t]);
+  const kept = new SearchTrajectories(setup.reuseInSearch === true, given);
+  const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs };
+  const replay = (code: string, index: number) => kept.evaluate(snapshots[index]!, index, { name: 'tune', source: code }, options);
   // The same answer as the search in-process with plain replays (test/evolve/mutators: tune, knob-search).
   if (task.request.search !== 'knobs') return runTuning(task.request, replay);
   return runKnobSearch(task.request, replay, inForceAtStart(task.request.snapshots.map((i) => snapshotKnobsAtStart(snapshots[i]!))));
 }
 
-function evaluate(task: PooledEvalTask): EvalOutcome {
+function evaluate(task: PooledEvalTask): EvalOutcome | DivergedOutcome {
   TaskClock.start(task.clock);
   const started = performance.now();
   try {
     const snapshot = snapshots[task.snapshot ?? 0];
     if (!snapshot) throw new RangeError(`no snapshot ${task.snapshot} in this pool (${snapshots.length})`);
-    const tracked = evaluateTracked(snapshot, { name: task.name, source: task.code }, {
-      schedCost: setup.schedCost,
-      sandbox: setup.sandbox,
-      wallLimitMs: setup.wallLimitMs,
-      reuse: task.reuse,
-      record: task.record,
-    });
-    const { evaluation, trajectory, reused } = tracked;
-    return { ok: true, evaluation, wallMs: performance.now() - started, reused, ...(trajectory ? { trajectory } : {}) };
+    const policy = { name: task.name, source: task.code };
+    const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs, record: task.record };
+    const tracked = task.stopAtDivergence && task.reuse ? evaluateOrDiverge(snapshot, policy, { ...options, reuse: task.reuse }) : evaluateTracked(snapshot, policy, { ...options, reuse: task.reuse });
+    if ('divergence' in tracked) return { diverged: tracked.divergence, wallMs: performance.now() - started };
+    const { evaluation, trajectory, trajectoryKeys, reused } = tracked;
+    return { ok: true, evaluation, wallMs: performance.now() - started, reused, ...(trajectory ? { trajectory, trajectoryKeys } : {}) };
   } catch (error) {
     const kind = error instanceof EvaluationTimeout ? 'timeout' : 'crash';
     const message = error instanceof Error ? error.message : String(error);

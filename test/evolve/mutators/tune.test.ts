@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../../src/common/rng.js';
-import { buildSnapshotFromStrings, evaluatePolicy, parseSchedCost } from '../../../src/evaluate/index.js';
+import { buildSnapshotFromStrings, evaluatePolicy, evaluateTracked, parseSchedCost } from '../../../src/evaluate/index.js';
 import { createTuneMutator, runTuning, type Tuner } from '../../../src/evolve/mutators/index.js';
 import { EvaluatorPool } from '../../../src/evolve/pool/index.js';
 
@@ -65,6 +65,13 @@ describe('tune', () => {
       const local = runTuning({ code: offByFar, seed, replays: 8, snapshots: [0], references: [null], baseline: null, maxLiterals: 4 }, (c) => replay(c));
       expect(local.ok && local.code).toBe(out.code);
       expect(local.ok && local.summary).toBe(out.editSummary);
+    }, 120_000);
+
+    it("given the candidate's own trajectory (its points try it first), the same tuning run", async () => {
+      const request = { code: offByFar, seed: 11, replays: 6, snapshots: [0], references: [null], baseline: null, maxLiterals: 4 };
+      const own = evaluateTracked(snapshot, { name: 'parent', source: offByFar }, { schedCost, sandbox: { cpuLimitMs: 1000 }, record: true });
+      const given = await pool.tune(request, [{ snapshot: 0, trajectory: own.trajectory!, keys: own.trajectoryKeys! }]);
+      expect(given).toEqual(runTuning(request, (c) => replay(c)));
     }, 120_000);
   });
 });

@@ -1,58 +1,114 @@
 import { describe, expect, it } from 'vitest';
-import { TrajectoryReuse, type EvalOutcome, type EvalTask } from '../../../src/evolve/pool/index.js';
+import { TrajectoryReuse, type DivergedOutcome, type EvalOutcome, type EvalTask } from '../../../src/evolve/pool/index.js';
 import { codeHash } from '../../../src/store/index.js';
 import type { Evaluation } from '../../../src/evaluate/index.js';
 
-/** A pool that answers at once: each evaluation records a trajectory of `size` bytes; a task with one is "reused". */
-function fakePool(size: (code: string) => number) {
+/**
+ * A pool that answers at once, as the worker would: a candidate's answers are
+ * `answers(code)` (one key per call); a replay of a trajectory reuses it when
+ * every key matches, and else stops at the first call that differs; a
+ * simulation records a trajectory of `size` bytes with the candidate's keys.
+ */
+function fakePool(size: (code: string) => number, answers: (code: string) => string[] = (code) => (code.includes('neutral') || code === 'parent' ? ['p0', 'p1', 'p2'] : ['p0', code])) {
   const seen: EvalTask[] = [];
+  const keysOf = new WeakMap<Uint8Array, string[]>();
+  const recordedBy = new WeakMap<Uint8Array, string>();
+  const simulate = (task: EvalTask): EvalOutcome => {
+    const trajectory = new Uint8Array(size(task.code));
+    keysOf.set(trajectory, answers(task.code));
+    recordedBy.set(trajectory, task.code);
+    return { ok: true, evaluation: { policy: task.name } as Evaluation, wallMs: 1, reused: false, trajectory, trajectoryKeys: answers(task.code) };
+  };
+  const replay = (task: EvalTask): EvalOutcome | DivergedOutcome => {
+    const recorded = keysOf.get(task.reuse!)!;
+    const own = answers(task.code);
+    const at = recorded.findIndex((k, i) => own[i] !== k);
+    if (at < 0 && own.length === recorded.length) return { ok: true, evaluation: { policy: task.name } as Evaluation, wallMs: 1, reused: true };
+    const where = at < 0 ? recorded.length : at;
+    return task.stopAtDivergence ? { diverged: { at: where, key: own[where] ?? 'end' }, wallMs: 1 } : simulate(task);
+  };
   const pool = {
     threads: 2,
     async evaluate(task: EvalTask): Promise<EvalOutcome> {
       seen.push(task);
-      // As the worker does: a reused evaluation packs no trajectory of its own.
-      const reused = task.reuse !== undefined && task.code.includes('neutral');
-      const trajectory = new Uint8Array(size(task.code)).fill(task.code.length);
-      return { ok: true, evaluation: { policy: task.name } as Evaluation, wallMs: 1, reused, ...(reused ? {} : { trajectory }) };
+      return (task.reuse ? replay(task) : simulate(task)) as EvalOutcome;
+    },
+    async evaluateOrDiverge(task: EvalTask & { reuse: Uint8Array }): Promise<EvalOutcome | DivergedOutcome> {
+      seen.push(task);
+      return replay({ ...task, stopAtDivergence: true });
     },
   };
-  return { pool, seen };
+  /** Whose simulation recorded each task's `reuse` (undefined: none given). */
+  const tried = (from = 0) => seen.slice(from).map((t) => (t.reuse ? recordedBy.get(t.reuse) : undefined));
+  return { pool, seen, tried };
 }
 
 const task = (code: string, reuseFrom?: string, snapshot?: number): EvalTask => ({ candidateId: -1, name: code, code, ...(reuseFrom ? { reuseFrom } : {}), ...(snapshot !== undefined ? { snapshot } : {}) });
 
 describe('TrajectoryReuse', () => {
   it("sends a child with its parent's trajectory on the same snapshot, and keeps none in the answer", async () => {
-    const { pool, seen } = fakePool(() => 10);
+    const { pool, seen, tried } = fakePool(() => 10);
     const reuse = new TrajectoryReuse(pool, 1000);
     const parent = await reuse.evaluate(task('parent', undefined, 1));
-    expect(parent.ok && 'trajectory' in parent).toBe(false);
+    expect(parent.ok && ('trajectory' in parent || 'trajectoryKeys' in parent)).toBe(false);
     expect(seen[0]!.record).toBe(true);
     await reuse.evaluate(task('neutral child', codeHash('parent'), 1));
     expect(seen[1]!.reuse?.byteLength).toBe(10);
     expect('reuseFrom' in seen[1]!).toBe(false);
-    // Another snapshot: the parent has no trajectory there.
+    // Another snapshot: nothing is kept there.
     await reuse.evaluate(task('neutral child', codeHash('parent'), 0));
     expect(seen[2]!.reuse).toBeUndefined();
+    // Diverges from its parent (no other trajectory has its answer there), then is simulated.
     await reuse.evaluate(task('other child', codeHash('parent'), 1));
-    expect(reuse.counts).toEqual({ reused: 1, simulated: 3, diverged: 1 });
+    expect(tried(3)).toEqual(['parent', undefined]);
+    expect(reuse.counts).toEqual({ reused: 1, simulated: 3, diverged: 1, reusedOther: 0 });
+    // A search from the parent gets its trajectories on the snapshots it asks for.
+    expect(reuse.keptFor('parent', [0, 1]).map((t) => [t.snapshot, t.keys])).toEqual([[1, ['p0', 'p1', 'p2']]]);
     // The reused child holds its parent's trajectory as its own.
     await reuse.evaluate(task('neutral grandchild', codeHash('neutral child'), 1));
-    expect(seen[4]!.reuse).toBe(seen[1]!.reuse);
+    expect(seen[5]!.reuse).toBe(seen[1]!.reuse);
     expect(reuse.counts.reused).toBe(2);
   });
 
+  it("a child that diverges from its parent reuses a kept trajectory with the same answers before there and the child's answer there", async () => {
+    const behaviour: Record<string, string[]> = {
+      parent: ['a', 'b', 'c'],
+      sibling: ['a', 'x', 'y'],
+      stranger: ['z', 'x', 'y'],
+      'like sibling': ['a', 'x', 'y'],
+      'like sibling, then not': ['a', 'x', 'w'],
+    };
+    const { pool, tried } = fakePool(() => 10, (code) => behaviour[code]!);
+    const reuse = new TrajectoryReuse(pool, 1000);
+    await reuse.evaluate(task('parent'));
+    // No parent: the most recent trajectory on the snapshot is tried (every one starts at the snapshot's first ctx).
+    await reuse.evaluate(task('stranger'));
+    // Diverges from the parent at call 1 with x: the stranger has x there too, but not the parent's answer before it.
+    await reuse.evaluate(task('sibling', codeHash('parent')));
+    expect(tried()).toEqual([undefined, 'parent', undefined, 'parent', undefined]);
+    expect(reuse.counts).toEqual({ reused: 0, simulated: 3, diverged: 2, reusedOther: 0 });
+
+    // Diverges from the parent at call 1 with x, where the sibling has x after the parent's answers: the sibling's is its own.
+    await reuse.evaluate(task('like sibling', codeHash('parent')));
+    expect(tried(5)).toEqual(['parent', 'sibling']);
+    expect(reuse.counts).toMatchObject({ reused: 1, reusedOther: 1 });
+
+    // Follows the sibling's trajectory past call 1, diverges at call 2 where no kept trajectory has its answer: simulated.
+    await reuse.evaluate(task('like sibling, then not', codeHash('parent')));
+    expect(tried(7)).toEqual(['parent', 'sibling', undefined]);
+    expect(reuse.counts).toEqual({ reused: 1, simulated: 4, diverged: 3, reusedOther: 1 });
+  });
+
   it('forgets the least recently used trajectories past its bytes', async () => {
-    const { pool, seen } = fakePool(() => 40);
+    const { pool, tried } = fakePool(() => 40, (code) => [code]);
     const reuse = new TrajectoryReuse(pool, 100);
     for (const code of ['a', 'b']) await reuse.evaluate(task(code));
     await reuse.evaluate(task('x', codeHash('a'))); // a is now the most recent; x pushes out b
-    await reuse.evaluate(task('y', codeHash('b')));
+    await reuse.evaluate(task('y', codeHash('b'))); // b is gone: the most recent, x, is tried; y pushes out a
     await reuse.evaluate(task('z', codeHash('a')));
-    expect(seen.map((t) => t.reuse !== undefined)).toEqual([false, false, true, false, false]);
-    // x's and y's own trajectories pushed a out in turn.
+    expect(tried()).toEqual([undefined, 'a', undefined, 'a', undefined, 'x', undefined, 'y', undefined]);
     await reuse.evaluate(task('w', codeHash('y')));
-    expect(seen[5]!.reuse).toBeDefined();
+    expect(tried(9)).toEqual(['y', undefined]);
   });
 
   it('keeps nothing larger than its whole budget', async () => {
