@@ -120,20 +120,24 @@ describe('control plane lifecycle', () => {
     const clocks: SharedArrayBuffer[] = [];
     const answered = new Set<SharedArrayBuffer>();
     const createClock = TaskClock.create.bind(TaskClock);
-    const evaluate = EvaluatorPool.prototype.evaluate;
     const clockSpy = vi.spyOn(TaskClock, 'create').mockImplementation(() => {
       const clock = createClock();
       clocks.push(clock);
       return clock;
     });
-    const evaluateSpy = vi.spyOn(EvaluatorPool.prototype, 'evaluate').mockImplementation(function (this: EvaluatorPool, task) {
-      const at = clocks.length;
-      const answer = evaluate.call(this, task);
-      // runTask makes the task's clock before its first await, so it is the one just made.
-      const clock = clocks[at];
-      if (clock) void answer.finally(() => answered.add(clock)).catch(() => {});
-      return answer;
-    });
+    // Both ways a task reaches a worker (a replay of a kept trajectory that may stop where it diverges, and a plain evaluation).
+    const answeredSpy = <M extends 'evaluate' | 'evaluateOrDiverge'>(method: M) => {
+      const original = EvaluatorPool.prototype[method] as (this: EvaluatorPool, task: never) => Promise<unknown>;
+      return vi.spyOn(EvaluatorPool.prototype, method).mockImplementation(function (this: EvaluatorPool, task: never) {
+        const at = clocks.length;
+        const answer = original.call(this, task);
+        // runTask makes the task's clock before its first await, so it is the one just made.
+        const clock = clocks[at];
+        if (clock) void answer.finally(() => answered.add(clock)).catch(() => {});
+        return answer as never;
+      } as never);
+    };
+    const spies = [answeredSpy('evaluate'), answeredSpy('evaluateOrDiverge')];
     const cp = await ControlPlane.open({
       dbPath: db,
       config: smallConfig({ threads: 1, batch: 2, iterationsPerCycle: 4 }),
@@ -159,7 +163,7 @@ describe('control plane lifecycle', () => {
       running = false;
       await cp.close();
       clockSpy.mockRestore();
-      evaluateSpy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
     // Every evaluation went through the pool, and each was answered.
     expect(clocks.length).toBeGreaterThan(8);
