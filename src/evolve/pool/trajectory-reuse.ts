@@ -19,7 +19,7 @@ export interface TrajectoryCounts {
   simulated: number;
   /** Simulated although a trajectory was at hand: the child answered some call unlike every one tried. */
   diverged: number;
-  /** Of `reused`: the trajectory was not the parent's but another one's with the child's answer where the parent's diverged. */
+  /** Of `reused`: the trajectory was not the parent's (another one's with the child's answer where the first tried diverged, or, with no parent's kept, the snapshot's most recent). */
   reusedOther: number;
 }
 
@@ -63,15 +63,16 @@ export class TrajectoryReuse implements EvaluatingPool {
     const index = task.snapshot ?? 0;
     const { reuseFrom, ...rest } = task;
     // The parent's first; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
-    let tried = (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`)) ?? this.latestOn(index);
+    const parent = reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`);
+    let tried = parent ?? this.latestOn(index);
     const triedAny = tried !== undefined;
     for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {
       const outcome = await this.pool.evaluateOrDiverge({ ...rest, record: true, reuse: tried.trajectory });
       if ('diverged' in outcome) {
-        tried = this.alternative(index, tried.keys, outcome.diverged);
+        tried = this.alternative(index, tried, outcome.diverged);
         continue;
       }
-      if (outcome.ok && outcome.reused && tries > 0) this.counts.reusedOther++;
+      if (outcome.ok && outcome.reused && tried !== parent) this.counts.reusedOther++;
       return this.settle(task, index, outcome, tried, true);
     }
     return this.settle(task, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny);
@@ -102,12 +103,12 @@ export class TrajectoryReuse implements EvaluatingPool {
     return answer;
   }
 
-  /** The most recent kept trajectory on the snapshot with `keys` before the divergence and its key there (now the most recently used). */
-  private alternative(index: number, keys: readonly string[], at: Divergence): Kept | undefined {
+  /** The most recent other kept trajectory on the snapshot with the keys of `from` before the divergence and its key there (now the most recently used). */
+  private alternative(index: number, from: Kept, at: Divergence): Kept | undefined {
     let found: [string, Kept] | undefined;
     for (const entry of this.kept) {
       const k = entry[1];
-      if (k.snapshot === index && continuesAt(k.keys, keys, at)) found = entry;
+      if (k !== from && k.snapshot === index && continuesAt(k.keys, from.keys, at)) found = entry;
     }
     return found ? this.take(found[0]) : undefined;
   }

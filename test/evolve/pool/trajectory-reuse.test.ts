@@ -68,6 +68,9 @@ describe('TrajectoryReuse', () => {
     await reuse.evaluate(task('neutral grandchild', codeHash('neutral child'), 1));
     expect(seen[5]!.reuse).toBe(seen[1]!.reuse);
     expect(reuse.counts.reused).toBe(2);
+    // No parent named: the snapshot's most recent trajectory, which is not a parent's.
+    await reuse.evaluate(task('neutral orphan', undefined, 1));
+    expect(reuse.counts).toMatchObject({ reused: 3, reusedOther: 1 });
   });
 
   it("a child that diverges from its parent reuses a kept trajectory with the same answers before there and the child's answer there", async () => {
