@@ -112,7 +112,7 @@ export class EvolutionRun {
       const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
       const train = scored(0, plan.train.length);
       // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
-      // Children try their parent's trajectory first.
+      // Children try their parent's trajectory first, then any kept one with their answers (TrajectoryReuse).
       const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
       const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {

@@ -20,7 +20,7 @@ export interface EvolveSummary {
   validation?: ValidationSummary;
   /** How the elites spread over the behaviour space at the end. */
   archive: ArchiveSpread;
-  /** This process's evaluations (a resumed run counts from the resume): how many reused a parent's trajectory (docs/evolution.md). */
+  /** This process's evaluations (a resumed run counts from the resume): how many reused a kept trajectory, their parent's or another's (docs/evolution.md). */
   trajectories?: TrajectoryCounts;
 }
 
