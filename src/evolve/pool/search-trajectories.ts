@@ -1,10 +1,5 @@
 import { continuesAt, evaluateOrDiverge, evaluateTracked, MAX_TRAJECTORY_TRIES, type Evaluation, type Snapshot, type TrackedOptions } from '../../evaluate/index.js';
-
-/** A trajectory with its calls' answer keys (src/evaluate/trajectory.ts). */
-export interface KeyedTrajectory {
-  trajectory: Uint8Array;
-  keys: readonly string[];
-}
+import type { KeyedTrajectory, SnapshotTrajectory } from './task.js';
 
 /**
  * The trajectories of one search's replays in a worker (tune, knob-search),
@@ -21,10 +16,10 @@ export class SearchTrajectories {
   constructor(
     /** Record the simulated points' trajectories (off: only `given` ones are tried). */
     private readonly record: boolean,
-    given: ReadonlyMap<number, readonly KeyedTrajectory[]> = new Map(),
+    given: readonly SnapshotTrajectory[] = [],
     private readonly maxKept = 16,
   ) {
-    for (const [index, list] of given) this.kept.set(index, [...list]);
+    for (const t of given) this.kept.set(t.snapshot, [...(this.kept.get(t.snapshot) ?? []), t]);
   }
 
   evaluate(snapshot: Snapshot, index: number, policy: { name: string; source: string }, options: TrackedOptions): Evaluation {

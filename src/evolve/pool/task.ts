@@ -47,11 +47,15 @@ export interface TuneTask {
   trajectories?: SnapshotTrajectory[];
 }
 
-/** A packed trajectory on one of the worker's snapshots, with its calls' answer keys. */
-export interface SnapshotTrajectory {
-  snapshot: number;
+/** A packed trajectory (src/evaluate/trajectory.ts) with its calls' answer keys, in order. */
+export interface KeyedTrajectory {
   trajectory: Uint8Array;
   keys: readonly string[];
+}
+
+/** A keyed trajectory on one of the worker's snapshots. */
+export interface SnapshotTrajectory extends KeyedTrajectory {
+  snapshot: number;
 }
 
 export interface PooledTuneTask extends TuneTask {

@@ -23,13 +23,6 @@ export interface TrajectoryCounts {
   reusedOther: number;
 }
 
-/** A kept trajectory: packed (src/evaluate/trajectory.ts), with its calls' answer keys. */
-interface Kept {
-  trajectory: Uint8Array;
-  keys: readonly string[];
-  snapshot: number;
-}
-
 /**
  * Keeps the recent evaluations' packed trajectories (src/evaluate/trajectory.ts),
  * least recently used first out past `maxBytes`, keyed by code hash and
@@ -47,7 +40,7 @@ interface Kept {
  */
 export class TrajectoryReuse implements EvaluatingPool {
   readonly counts: TrajectoryCounts = { reused: 0, simulated: 0, diverged: 0, reusedOther: 0 };
-  private readonly kept = new Map<string, Kept>();
+  private readonly kept = new Map<string, SnapshotTrajectory>();
   private bytes = 0;
 
   constructor(
@@ -84,13 +77,13 @@ export class TrajectoryReuse implements EvaluatingPool {
     const found: SnapshotTrajectory[] = [];
     for (const index of snapshots) {
       const kept = this.take(`${hash}/${index}`);
-      if (kept) found.push({ snapshot: index, trajectory: kept.trajectory, keys: kept.keys });
+      if (kept) found.push(kept);
     }
     return found;
   }
 
   /** Count the outcome and keep the candidate's trajectory: its own, or the one it reused (the same ctxs, answers and plan costs). */
-  private settle(task: EvalTask, index: number, outcome: EvalOutcome, tried: Kept | undefined, triedAny: boolean): EvalOutcome {
+  private settle(task: EvalTask, index: number, outcome: EvalOutcome, tried: SnapshotTrajectory | undefined, triedAny: boolean): EvalOutcome {
     if (!outcome.ok) return outcome;
     if (outcome.reused) this.counts.reused++;
     else {
@@ -104,8 +97,8 @@ export class TrajectoryReuse implements EvaluatingPool {
   }
 
   /** The most recent other kept trajectory on the snapshot with the keys of `from` before the divergence and its key there (now the most recently used). */
-  private alternative(index: number, from: Kept, at: Divergence): Kept | undefined {
-    let found: [string, Kept] | undefined;
+  private alternative(index: number, from: SnapshotTrajectory, at: Divergence): SnapshotTrajectory | undefined {
+    let found: [string, SnapshotTrajectory] | undefined;
     for (const entry of this.kept) {
       const k = entry[1];
       if (k !== from && k.snapshot === index && continuesAt(k.keys, from.keys, at)) found = entry;
@@ -114,14 +107,14 @@ export class TrajectoryReuse implements EvaluatingPool {
   }
 
   /** The most recently used trajectory kept on the snapshot. */
-  private latestOn(index: number): Kept | undefined {
-    let found: Kept | undefined;
+  private latestOn(index: number): SnapshotTrajectory | undefined {
+    let found: SnapshotTrajectory | undefined;
     for (const k of this.kept.values()) if (k.snapshot === index) found = k;
     return found;
   }
 
   /** The kept trajectory, now the most recently used. */
-  private take(key: string): Kept | undefined {
+  private take(key: string): SnapshotTrajectory | undefined {
     const found = this.kept.get(key);
     if (found) {
       this.kept.delete(key);
@@ -130,7 +123,7 @@ export class TrajectoryReuse implements EvaluatingPool {
     return found;
   }
 
-  private keep(key: string, kept: Kept): void {
+  private keep(key: string, kept: SnapshotTrajectory): void {
     const size = sizeOf(kept);
     if (size > this.maxBytes) return;
     const old = this.kept.get(key);
@@ -149,7 +142,7 @@ export class TrajectoryReuse implements EvaluatingPool {
 }
 
 /** The packed bytes; the keys are a few percent of them. */
-function sizeOf(kept: Kept): number {
+function sizeOf(kept: SnapshotTrajectory): number {
   return kept.trajectory.byteLength;
 }
 

@@ -2,7 +2,7 @@ import { drainWorker } from '../../common/worker-drain.js';
 import { workerData } from 'node:worker_threads';
 import { EvaluationTimeout, evaluateOrDiverge, evaluateTracked, snapshotEngineModel, snapshotKnobsAtStart } from '../../evaluate/index.js';
 import { unpackSnapshot } from './packed-snapshot.js';
-import { SearchTrajectories, type KeyedTrajectory } from './search-trajectories.js';
+import { SearchTrajectories } from './search-trajectories.js';
 import { runTuning, type TuneResult } from '../mutators/tune/run.js';
 import { inForceAtStart, runKnobSearch } from '../mutators/knob-search/run.js';
 import { TaskClock, type DivergedOutcome, type EvalOutcome, type PooledEvalTask, type PooledTuneTask, type WorkerData, type WorkerSetup, type WorkerTask } from './task.js';
@@ -37,9 +37,7 @@ export default async function handle(task: WorkerTask): Promise<EvalOutcome | Di
 /** A tuning run or a knob search (request.search): its replays use the same evaluator, limits and snapshots as evaluate. */
 function tune(task: PooledTuneTask): TuneResult {
   TaskClock.start(task.clock);
-  const given = new Map<number, KeyedTrajectory[]>();
-  for (const t of task.trajectories ?? []) given.set(t.snapshot, [...(given.get(t.snapshot) ?? []), t]);
-  const kept = new SearchTrajectories(setup.reuseInSearch === true, given);
+  const kept = new SearchTrajectories(setup.reuseInSearch === true, task.trajectories);
   const options = { schedCost: setup.schedCost, sandbox: setup.sandbox, wallLimitMs: setup.wallLimitMs };
   const replay = (code: string, index: number) => kept.evaluate(snapshots[index]!, index, { name: 'tune', source: code }, options);
   // The same answer as the search in-process with plain replays (test/evolve/mutators: tune, knob-search).
