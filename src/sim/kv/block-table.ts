@@ -32,12 +32,17 @@ export class BlockTable {
   }
 
   /**
-   * Grows by a quarter, not by doubling: a doubled table would be up to
-   * twice what is needed, plus both copies while it grows.
+   * Grows by doubling, as the other per-slot tables (holder-rows.ts,
+   * lazy-counts.ts). Growing by a quarter kept the table closer to its use,
+   * but a large cluster's start-up burst mints slots fast (bench:scale at
+   * 1,024 nodes: the holder table grew 29 times to 85 MB), and each growth
+   * is a fresh allocation and a copy: doubling took the 1,024-node run from
+   * 17.6k to 19.9k events per CPU second, peak RSS 812-828 to 830-912 MB
+   * (docs/benchmarks.md, 2026-12-03); nothing changes at 9 nodes.
    */
   ensure(slot: number): void {
     if (slot < this.size) return;
-    const wanted = Math.max(slot + 1, Math.ceil(this.size * 1.25));
+    const wanted = Math.max(slot + 1, this.size * 2);
     const next = BlockTable.empty(Math.ceil(wanted / GROWTH_QUANTUM) * GROWTH_QUANTUM);
     next.set(this.data);
     this.data = next;

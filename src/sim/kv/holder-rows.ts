@@ -88,7 +88,8 @@ export class HolderRows {
     const at = block * SMALL_STRIDE;
     if (at >= this.small.length) {
       if (!resident) return;
-      const next = new Int32Array(Math.max(at + SMALL_STRIDE, Math.ceil(this.small.length * 1.25)));
+      // Doubling, as the block table grows (block-table.ts).
+      const next = new Int32Array(Math.max(at + SMALL_STRIDE, this.small.length * 2));
       next.set(this.small);
       this.small = next;
     }

@@ -34,10 +34,10 @@ export class LazyCounts {
     private readonly copies: Copies,
   ) {}
 
-  /** Room for slots below `slots`. */
+  /** Room for slots below `slots`; grows by doubling, as the block table (block-table.ts). */
   ensure(slots: number): void {
     if (slots * 2 <= this.data.length) return;
-    const next = new Int32Array(Math.max(slots * 2, Math.ceil(this.data.length * 1.25)));
+    const next = new Int32Array(Math.max(slots * 2, this.data.length * 2));
     next.set(this.data);
     this.data = next;
   }
