@@ -18,3 +18,9 @@ export function runCandidateStats(db: Db, runId: number): RunCandidateStats {
   for (const k of kinds) failedByKind[k.kind ?? 'unknown'] = k.n;
   return { evaluated: evaluated.n, failedByKind, seedsBest: seed ?? null };
 }
+
+/** The run's starters that ran cleanly: its iteration-0 candidates (seeds, warm starts) with status evaluated, by id. */
+export function runStarters(db: Db, runId: number): number[] {
+  const rows = prepared(db, "SELECT id FROM candidates WHERE run = ? AND iteration = 0 AND status = 'evaluated' ORDER BY id").all(runId) as { id: number }[];
+  return rows.map((r) => r.id);
+}

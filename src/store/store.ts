@@ -9,7 +9,7 @@ import * as runs from './runs.js';
 import * as runState from './run-state.js';
 import * as validations from './validations.js';
 import type { JsonValue } from './json.js';
-import { runCandidateStats, type RunCandidateStats } from './run-stats.js';
+import { runCandidateStats, runStarters, type RunCandidateStats } from './run-stats.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import type {
   AncestryEntry,
@@ -116,6 +116,11 @@ export class LineageStore {
   }
   runCandidateStats(runId: number): RunCandidateStats {
     return this.guard(() => runCandidateStats(this.db, runId));
+  }
+
+  /** Ids of the run's iteration-0 candidates that ran cleanly (its seeds and warm starts). */
+  starters(runId: number): number[] {
+    return this.guard(() => runStarters(this.db, runId));
   }
   loadCheckpoint(runId: number): Checkpoint | undefined {
     return this.guard(() => iterations.loadCheckpoint(this.db, runId));

@@ -155,12 +155,10 @@ export class EvolutionRun {
     let seedsBest: { fitness: number | null } | undefined;
     try {
       if (this.nextIteration === 0) {
-        const seeded = await this.evolver.seed(0, [
+        await this.evolver.seed(0, [
           ...this.seeds.map((s): Starter => ({ name: s.name, code: s.code, mutator: 'seed', editSummary: `seed ${s.name}` })),
           ...this.warmStartPolicies(),
         ]);
-        // Every starter that ran cleanly is validated: the best seed on validation is what the run must beat.
-        if (seeded) await this.validate(0, seeded.ids.filter((_, i) => seeded.records[i]!.status === 'evaluated'));
         this.nextIteration = 1;
       }
       const stopping = () => {
@@ -192,7 +190,10 @@ export class EvolutionRun {
           progress(it);
         }
       }
-      await this.validate(Math.max(0, this.nextIteration - 1));
+      // Every starter that ran cleanly is validated (the best seed on validation is what the run must beat), here
+      // with the last elites rather than after iteration 0: validation never steers the search (Validator), so a
+      // time budget (--max-minutes) goes to the search, and the candidates validated are the same.
+      await this.validate(Math.max(0, this.nextIteration - 1), this.store.starters(this.runId));
       this.store.finishRun(this.runId, interrupted ? 'interrupted' : 'finished');
       const summary = summarizeRun(this.store, this.runId, this.nextIteration - 1, this.evolver.islands, { validated: this.validator !== undefined, normalised: this.normalised });
       return this.reuse ? { ...summary, trajectories: { ...this.reuse.counts } } : summary;

@@ -87,6 +87,48 @@ describe('validation against overfitting', () => {
   }, 240_000);
 });
 
+describe('the seeds on validation', () => {
+  it('are all validated, at the end of the run, whatever --validate-top keeps', async () => {
+    // Validation never steers the search, so the seeds wait for the end (a time budget goes to the search).
+    const dir = mkdtempSync(join(tmpdir(), 'ap-validation-seeds-'));
+    const seeds = join(dir, 'seeds');
+    mkdirSync(seeds);
+    writeFileSync(join(seeds, 'fixed-4p.js'), fixture);
+    writeFileSync(join(seeds, 'fixed-6p.js'), fixture.replace(/const PREFILL = \d+;/, 'const PREFILL = 6;'));
+    const db = join(dir, 'lineage.db');
+    const config = EvolveConfigSchema.parse({
+      seedsDir: seeds,
+      reference: join(seeds, 'fixed-4p.js'),
+      mutator: 'structural',
+      iterations: 2,
+      islands: 1,
+      threads: 2,
+      batch: 1,
+      seed: 3,
+      schedCost: 'fixed:1',
+      cpuLimitMs: 1000,
+      validateEvery: 1,
+      validateTop: 1,
+    });
+    const run = await EvolutionRun.open(config, db, false, { plan: { train: [snap('cc')], validation: [snap('putnam')] } });
+    let summary;
+    try {
+      summary = await run.run();
+    } finally {
+      run.close();
+    }
+    const store = openLineageStore(db, { readonly: true });
+    const starters = store.starters(summary.run);
+    const rows = store.listValidations(summary.run);
+    store.close();
+    expect(starters).toHaveLength(2);
+    for (const id of starters) expect(rows.find((r) => r.candidate === id)).toBeDefined();
+    // None after iteration 0: the top elite is validated after iterations 1 and 2, the seeds (if not already) after the last.
+    expect(rows.filter((r) => r.iteration === 0)).toEqual([]);
+    expect(summary.validation!.seedsBest).not.toBeNull();
+  }, 240_000);
+});
+
 async function cliOut(args: string[]): Promise<string> {
   const io = bufferIO();
   const code = await runCli(args, io);
