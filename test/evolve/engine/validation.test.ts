@@ -37,32 +37,7 @@ describe('validation against overfitting', () => {
     // costs (4P 75.8 s, 5P 78.6 s, 6P 82.8 s of T_total on these windows). The
     // only seed is a fixed 4P split and the only mutator tunes its constant, so
     // whatever tuning gains on training is a larger split, which validation punishes.
-    const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));
-    const seeds = join(dir, 'seeds');
-    mkdirSync(seeds);
-    writeFileSync(join(seeds, 'fixed-4p.js'), fixture);
-    const db = join(dir, 'lineage.db');
-    const config = EvolveConfigSchema.parse({
-      seedsDir: seeds,
-      reference: join(seeds, 'fixed-4p.js'),
-      mutator: 'tune',
-      tuneReplays: 6,
-      iterations: 3,
-      islands: 1,
-      threads: 2,
-      batch: 2,
-      seed: 2,
-      schedCost: 'fixed:1',
-      cpuLimitMs: 1000,
-      validateEvery: 1,
-    });
-    const run = await EvolutionRun.open(config, db, false, { plan: { train: [snap('cc')], validation: [snap('putnam')] } });
-    let summary;
-    try {
-      summary = await run.run();
-    } finally {
-      run.close();
-    }
+    const { db, summary } = await evolveValidated({ 'fixed-4p.js': fixture }, { mutator: 'tune', tuneReplays: 6, iterations: 3, batch: 2, seed: 2 });
     const seedId = summary.seedsBest!.id;
     expect(summary.best!.id).not.toBe(seedId);
     expect(summary.best!.fitness).toBeLessThan(summary.seedsBest!.fitness);
@@ -90,33 +65,8 @@ describe('validation against overfitting', () => {
 describe('the seeds on validation', () => {
   it('are all validated, at the end of the run, whatever --validate-top keeps', async () => {
     // Validation never steers the search, so the seeds wait for the end (a time budget goes to the search).
-    const dir = mkdtempSync(join(tmpdir(), 'ap-validation-seeds-'));
-    const seeds = join(dir, 'seeds');
-    mkdirSync(seeds);
-    writeFileSync(join(seeds, 'fixed-4p.js'), fixture);
-    writeFileSync(join(seeds, 'fixed-6p.js'), fixture.replace(/const PREFILL = \d+;/, 'const PREFILL = 6;'));
-    const db = join(dir, 'lineage.db');
-    const config = EvolveConfigSchema.parse({
-      seedsDir: seeds,
-      reference: join(seeds, 'fixed-4p.js'),
-      mutator: 'structural',
-      iterations: 2,
-      islands: 1,
-      threads: 2,
-      batch: 1,
-      seed: 3,
-      schedCost: 'fixed:1',
-      cpuLimitMs: 1000,
-      validateEvery: 1,
-      validateTop: 1,
-    });
-    const run = await EvolutionRun.open(config, db, false, { plan: { train: [snap('cc')], validation: [snap('putnam')] } });
-    let summary;
-    try {
-      summary = await run.run();
-    } finally {
-      run.close();
-    }
+    const seeds = { 'fixed-4p.js': fixture, 'fixed-6p.js': fixture.replace(/const PREFILL = \d+;/, 'const PREFILL = 6;') };
+    const { db, summary } = await evolveValidated(seeds, { mutator: 'structural', iterations: 2, batch: 1, seed: 3, validateTop: 1 });
     const store = openLineageStore(db, { readonly: true });
     const starters = store.starters(summary.run);
     const rows = store.listValidations(summary.run);
@@ -128,6 +78,31 @@ describe('the seeds on validation', () => {
     expect(summary.validation!.seedsBest).not.toBeNull();
   }, 240_000);
 });
+
+/** An evolve run from these seed files (fixed-4p.js the reference), trained on the cc window and validated on the putnam one. */
+async function evolveValidated(files: Record<string, string>, settings: Record<string, unknown>) {
+  const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));
+  const seeds = join(dir, 'seeds');
+  mkdirSync(seeds);
+  for (const [name, code] of Object.entries(files)) writeFileSync(join(seeds, name), code);
+  const db = join(dir, 'lineage.db');
+  const config = EvolveConfigSchema.parse({
+    seedsDir: seeds,
+    reference: join(seeds, 'fixed-4p.js'),
+    islands: 1,
+    threads: 2,
+    schedCost: 'fixed:1',
+    cpuLimitMs: 1000,
+    validateEvery: 1,
+    ...settings,
+  });
+  const run = await EvolutionRun.open(config, db, false, { plan: { train: [snap('cc')], validation: [snap('putnam')] } });
+  try {
+    return { db, summary: await run.run() };
+  } finally {
+    run.close();
+  }
+}
 
 async function cliOut(args: string[]): Promise<string> {
   const io = bufferIO();
