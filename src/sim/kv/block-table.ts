@@ -36,9 +36,9 @@ export class BlockTable {
    * lazy-counts.ts). Growing by a quarter kept the table closer to its use,
    * but a large cluster's start-up burst mints slots fast (bench:scale at
    * 1,024 nodes: the holder table grew 29 times to 85 MB), and each growth
-   * is a fresh allocation and a copy: doubling took the 1,024-node run from
-   * 17.6k to 19.9k events per CPU second, peak RSS 812-828 to 830-912 MB
-   * (docs/benchmarks.md, 2026-12-03); nothing changes at 9 nodes.
+   * is a fresh allocation and a copy: with doubling the 1,024-node run gives
+   * 19.2k events per CPU second against 17.7k, peak RSS 826 against 831 MB
+   * (bench:scale, docs/benchmarks.md, 2026-12-03); nothing changes at 9 nodes.
    */
   ensure(slot: number): void {
     if (slot < this.size) return;
