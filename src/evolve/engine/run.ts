@@ -3,7 +3,7 @@ import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator, Tuner } from '../mutators/index.js';
-import { EvaluatorPool, trajectoryReuseFor, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
+import { EvaluatorPool, trajectoryReuseFor, type EvaluatingPool, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
@@ -108,12 +108,13 @@ export class EvolutionRun {
     let store: LineageStore | undefined;
     try {
       const all = [...plan.train, ...plan.validation];
-      const refs = reference ? await referenceTotals(pool, reference, all) : [];
+      // Children try their parent's trajectory first, then any kept one with their answers (TrajectoryReuse).
+      const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
+      // Through the reuse, so that the seed with the reference's code (evolving-infra by default) reuses these replays.
+      const refs = reference ? await referenceTotals(reuse ?? pool, reference, all) : [];
       const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
       const train = scored(0, plan.train.length);
       // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
-      // Children try their parent's trajectory first, then any kept one with their answers (TrajectoryReuse).
-      const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
       const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {
         // A search from a candidate first tries the candidate's own trajectories (most of its points answer as it does).
@@ -268,7 +269,7 @@ export class EvolutionRun {
 }
 
 /** The reference policy's T_total on every snapshot; it must run cleanly on each (it is what fitness is relative to). */
-async function referenceTotals(pool: EvaluationBackend, reference: { file: string; code: string }, snapshots: readonly Snapshot[]): Promise<number[]> {
+async function referenceTotals(pool: EvaluatingPool, reference: { file: string; code: string }, snapshots: readonly Snapshot[]): Promise<number[]> {
   const outcomes = await Promise.all(snapshots.map((_, i) => pool.evaluate({ candidateId: 0, name: 'reference', code: reference.code, snapshot: i })));
   return outcomes.map((o, i) => {
     const label = snapshotLabel(snapshots[i]!);

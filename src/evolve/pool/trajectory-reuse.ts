@@ -26,9 +26,9 @@ export interface TrajectoryCounts {
 /**
  * Keeps the recent evaluations' packed trajectories (src/evaluate/trajectory.ts),
  * least recently used first out past `maxBytes`, keyed by code hash and
- * snapshot, and sends a task that names its parent (`reuseFrom`) with the
- * parent's trajectory on that snapshot (any other task, or one whose parent's
- * is gone, with the most recent one there). A neutral child then costs its
+ * snapshot, and sends a task with its own code's trajectory on that snapshot
+ * when that code ran there (the seed that is also the reference), else with
+ * its parent's (`reuseFrom`), else with the most recent one there. A neutral child then costs its
  * policy calls instead of a simulation; its evaluation is the one the
  * simulation would give, bit for bit.
  *
@@ -55,8 +55,10 @@ export class TrajectoryReuse implements EvaluatingPool {
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
     const index = task.snapshot ?? 0;
     const { reuseFrom, ...rest } = task;
-    // The parent's first; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
-    const parent = reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`);
+    // The same code's own, if it ran there (a seed that is also the reference): it answers as it did.
+    // Else the parent's; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
+    const same = this.take(`${codeHash(task.code)}/${index}`);
+    const parent = same ?? (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`));
     let tried = parent ?? this.latestOn(index);
     const triedAny = tried !== undefined;
     for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {

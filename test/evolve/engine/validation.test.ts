@@ -79,6 +79,31 @@ describe('the seeds on validation', () => {
   }, 240_000);
 });
 
+describe('the reference policy', () => {
+  it("is replayed once per snapshot: the seed with its code reuses the reference's replays, to the bit", async () => {
+    // fixed-4p.js is both the reference (replayed on the training and the validation snapshot when the run opens)
+    // and the only seed (evaluated on training at iteration 0, on validation at the end).
+    const reusing = await evolveValidated({ 'fixed-4p.js': fixture }, { mutator: 'structural', iterations: 0, seed: 4 });
+    expect(reusing.summary.trajectories).toEqual({ reused: 2, simulated: 2, diverged: 0, reusedOther: 0 });
+    const simulating = await evolveValidated({ 'fixed-4p.js': fixture }, { mutator: 'structural', iterations: 0, seed: 4, trajectoryCacheMb: 0 });
+    expect(simulating.summary.trajectories).toBeUndefined();
+    const rows = (db: string) => {
+      const store = openLineageStore(db, { readonly: true });
+      try {
+        const run = store.latestRun()!.id;
+        return { starters: store.starters(run).map((id) => store.getCandidate(id)!).map((c) => [c.fitness, c.breakdown, c.metrics]), validations: store.listValidations(run).map((v) => [v.candidate, v.fitness]) };
+      } finally {
+        store.close();
+      }
+    };
+    const a = rows(reusing.db);
+    expect(a.starters).toHaveLength(1);
+    // Its validation fitness is its T_total over the reference's on the same snapshot: the same replay, so exactly 1.
+    expect(a.validations).toEqual([[expect.any(Number), 1]]);
+    expect(a).toEqual(rows(simulating.db));
+  }, 240_000);
+});
+
 /** An evolve run from these seed files (fixed-4p.js the reference), trained on the cc window and validated on the putnam one. */
 async function evolveValidated(files: Record<string, string>, settings: Record<string, unknown>) {
   const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));

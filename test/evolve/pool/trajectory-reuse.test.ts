@@ -102,6 +102,21 @@ describe('TrajectoryReuse', () => {
     expect(reuse.counts).toEqual({ reused: 1, simulated: 4, diverged: 3, reusedOther: 1 });
   });
 
+  it("sends a task its own code's trajectory on the snapshot first, before its parent's", async () => {
+    const behaviour: Record<string, string[]> = { reference: ['a', 'b'], parent: ['a', 'c'] };
+    const { pool, tried } = fakePool(() => 10, (code) => behaviour[code]!);
+    const reuse = new TrajectoryReuse(pool, 1000);
+    await reuse.evaluate(task('reference', undefined, 1));
+    await reuse.evaluate(task('parent', undefined, 1));
+    // The same code again (a seed that is also the reference), even naming a parent: its own replay, reused at once.
+    await reuse.evaluate(task('reference', codeHash('parent'), 1));
+    expect(tried(3)).toEqual(['reference']);
+    // Not on another snapshot, where it never ran.
+    await reuse.evaluate(task('reference', undefined, 0));
+    expect(tried(4)).toEqual([undefined]);
+    expect(reuse.counts).toEqual({ reused: 1, simulated: 3, diverged: 1, reusedOther: 0 });
+  });
+
   it('forgets the least recently used trajectories past its bytes', async () => {
     const { pool, tried } = fakePool(() => 40, (code) => [code]);
     const reuse = new TrajectoryReuse(pool, 100);
