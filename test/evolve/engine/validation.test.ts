@@ -102,15 +102,22 @@ describe('the reference policy', () => {
     expect(a.validations).toEqual([[expect.any(Number), 1]]);
     expect(a).toEqual(rows(simulating.db));
   }, 240_000);
+
+  it('that fails stops the run when it opens, before a database is written', async () => {
+    const broken = fixture.replace(/function shouldReschedule\(ctx\) \{/, 'function shouldReschedule(ctx) {\n  throw new Error("broken reference");');
+    expect(broken).not.toBe(fixture);
+    const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));
+    const db = join(dir, 'lineage.db');
+    await expect(evolveValidated({ 'fixed-4p.js': broken }, { mutator: 'structural', iterations: 1, seed: 4 }, db)).rejects.toThrow(/the reference policy failed on .*broken reference/);
+    expect(existsSync(db)).toBe(false);
+  }, 240_000);
 });
 
 /** An evolve run from these seed files (fixed-4p.js the reference), trained on the cc window and validated on the putnam one. */
-async function evolveValidated(files: Record<string, string>, settings: Record<string, unknown>) {
-  const dir = mkdtempSync(join(tmpdir(), 'ap-validation-'));
-  const seeds = join(dir, 'seeds');
+async function evolveValidated(files: Record<string, string>, settings: Record<string, unknown>, db = join(mkdtempSync(join(tmpdir(), 'ap-validation-')), 'lineage.db')) {
+  const seeds = join(mkdtempSync(join(tmpdir(), 'ap-validation-seeds-')), 'seeds');
   mkdirSync(seeds);
   for (const [name, code] of Object.entries(files)) writeFileSync(join(seeds, name), code);
-  const db = join(dir, 'lineage.db');
   const config = EvolveConfigSchema.parse({
     seedsDir: seeds,
     reference: join(seeds, 'fixed-4p.js'),
