@@ -122,6 +122,7 @@ export class LineageStore {
   starters(runId: number): number[] {
     return this.guard(() => runStarters(this.db, runId));
   }
+
   loadCheckpoint(runId: number): Checkpoint | undefined {
     return this.guard(() => iterations.loadCheckpoint(this.db, runId));
   }

@@ -19,7 +19,7 @@ export interface TrajectoryCounts {
   simulated: number;
   /** Simulated although a trajectory was at hand: the child answered some call unlike every one tried. */
   diverged: number;
-  /** Of `reused`: the trajectory was not the parent's (another one's with the child's answer where the first tried diverged, or, with no parent's kept, the snapshot's most recent). */
+  /** Of `reused`: the trajectory was neither the task's own code's nor its parent's (another one's with the child's answer where the first tried diverged, or, with neither kept, the snapshot's most recent). */
   reusedOther: number;
 }
 
@@ -28,9 +28,9 @@ export interface TrajectoryCounts {
  * least recently used first out past `maxBytes`, keyed by code hash and
  * snapshot, and sends a task with its own code's trajectory on that snapshot
  * when that code ran there (the seed that is also the reference), else with
- * its parent's (`reuseFrom`), else with the most recent one there. A neutral child then costs its
- * policy calls instead of a simulation; its evaluation is the one the
- * simulation would give, bit for bit.
+ * its parent's (`reuseFrom`), else with the most recent one there. A neutral
+ * child then costs its policy calls instead of a simulation; its evaluation
+ * is the one the simulation would give, bit for bit.
  *
  * A child that answers some call unlike its parent is not simulated at
  * once: the worker says where and with which answer, and if another kept
@@ -57,9 +57,8 @@ export class TrajectoryReuse implements EvaluatingPool {
     const { reuseFrom, ...rest } = task;
     // The same code's own, if it ran there (a seed that is also the reference): it answers as it did.
     // Else the parent's; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
-    const same = this.take(`${codeHash(task.code)}/${index}`);
-    const parent = same ?? (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`));
-    let tried = parent ?? this.latestOn(index);
+    const first = this.take(`${codeHash(task.code)}/${index}`) ?? (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`));
+    let tried = first ?? this.latestOn(index);
     const triedAny = tried !== undefined;
     for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {
       const outcome = await this.pool.evaluateOrDiverge({ ...rest, record: true, reuse: tried.trajectory });
@@ -67,7 +66,7 @@ export class TrajectoryReuse implements EvaluatingPool {
         tried = this.alternative(index, tried, outcome.diverged);
         continue;
       }
-      if (outcome.ok && outcome.reused && tried !== parent) this.counts.reusedOther++;
+      if (outcome.ok && outcome.reused && tried !== first) this.counts.reusedOther++;
       return this.settle(task, index, outcome, tried, true);
     }
     return this.settle(task, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny);
