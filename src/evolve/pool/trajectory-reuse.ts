@@ -57,7 +57,8 @@ export class TrajectoryReuse implements EvaluatingPool {
     const { reuseFrom, ...rest } = task;
     // The same code's own, if it ran there (a seed that is also the reference): it answers as it did.
     // Else the parent's; else any on the snapshot (every trajectory there starts from the snapshot's first ctx).
-    const first = this.take(`${codeHash(task.code)}/${index}`) ?? (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`));
+    const key = `${codeHash(task.code)}/${index}`;
+    const first = this.take(key) ?? (reuseFrom === undefined ? undefined : this.take(`${reuseFrom}/${index}`));
     let tried = first ?? this.latestOn(index);
     const triedAny = tried !== undefined;
     for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {
@@ -67,9 +68,9 @@ export class TrajectoryReuse implements EvaluatingPool {
         continue;
       }
       if (outcome.ok && outcome.reused && tried !== first) this.counts.reusedOther++;
-      return this.settle(task, index, outcome, tried, true);
+      return this.settle(key, index, outcome, tried, true);
     }
-    return this.settle(task, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny);
+    return this.settle(key, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny);
   }
 
   /** The kept trajectories of `code` on these snapshots (now the most recently used), for a search from it (a tune task). */
@@ -83,8 +84,8 @@ export class TrajectoryReuse implements EvaluatingPool {
     return found;
   }
 
-  /** Count the outcome and keep the candidate's trajectory: its own, or the one it reused (the same ctxs, answers and plan costs). */
-  private settle(task: EvalTask, index: number, outcome: EvalOutcome, tried: SnapshotTrajectory | undefined, triedAny: boolean): EvalOutcome {
+  /** Count the outcome and keep the candidate's trajectory under `key` (code hash / snapshot): its own, or the one it reused (the same ctxs, answers and plan costs). */
+  private settle(key: string, index: number, outcome: EvalOutcome, tried: SnapshotTrajectory | undefined, triedAny: boolean): EvalOutcome {
     if (!outcome.ok) return outcome;
     if (outcome.reused) this.counts.reused++;
     else {
@@ -93,7 +94,7 @@ export class TrajectoryReuse implements EvaluatingPool {
     }
     const { trajectory, trajectoryKeys, ...answer } = outcome;
     const own = trajectory && trajectoryKeys ? { trajectory, keys: trajectoryKeys, snapshot: index } : outcome.reused ? tried : undefined;
-    if (own) this.keep(`${codeHash(task.code)}/${index}`, own);
+    if (own) this.keep(key, own);
     return answer;
   }
 
