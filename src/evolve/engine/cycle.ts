@@ -88,12 +88,16 @@ export async function runEvolutionCycle(input: CycleInput): Promise<CycleResult>
     reuseInSearch: (settings.trajectoryCacheMb ?? 0) > 0,
   };
   const pool = input.backend ? await input.backend(setup) : await EvaluatorPool.open(setup);
-  const scorer = trajectoryReuseFor(pool, settings.trajectoryCacheMb ?? 0, settings.schedCost, !input.backend) ?? pool;
-  const evolver = new Evolver(input.store, scorer, input.mutator, islands, settings, {
-    runId: input.runId,
-    cycleId: input.cycleId,
-    extraState: () => ({ cycle: input.cycleId }),
-  });
+  const reuse = trajectoryReuseFor(pool, settings.trajectoryCacheMb ?? 0, settings.schedCost, !input.backend);
+  const evolver = new Evolver(
+    input.store,
+    reuse ?? pool,
+    input.mutator,
+    islands,
+    settings,
+    { runId: input.runId, cycleId: input.cycleId, extraState: () => ({ cycle: input.cycleId }) },
+    reuse,
+  );
   // The time limit aborts mutations and evaluations in flight (not the starters).
   const timer = new AbortController();
   const timeout = Number.isFinite(deadline) ? setTimeout(() => timer.abort(), Math.max(0, deadline - performance.now())) : undefined;

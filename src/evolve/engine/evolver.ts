@@ -4,6 +4,7 @@ import { codeHash, type CandidateRef, type LineageStore, type NewCandidate, type
 import { FeatureSpace, type Candidate as ArchiveCandidate, type IslandSet, type IslandSetSnapshot } from '../archive/index.js';
 import { ringMigrate } from '../migration/index.js';
 import { MutationFailed, type MutationFailureReason, type Mutator } from '../mutators/index.js';
+import type { TrajectoryBatches } from '../pool/index.js';
 import type { CandidateScorer, ScoredOutcome } from './scorer.js';
 import { islandForIteration, selectInspirations, selectParent } from '../selection/index.js';
 import { duplicateRecord, evaluatedRecord, mutationFailureRecord, type Proposal } from './records.js';
@@ -60,6 +61,8 @@ export interface ProposalBase {
 export interface InFlightIteration extends PendingBatch {
   seeding: boolean;
   outcomes: (Promise<ScoredOutcome> | null)[];
+  /** The batch's task numbers in the trajectory reuse (mark before and after sending), published at its commit. */
+  marks?: [number, number];
 }
 
 /** What one committed iteration wrote. */
@@ -121,6 +124,8 @@ export class Evolver {
       /** More keys for the checkpoint written with each iteration (besides `islands`). */
       extraState?: () => Record<string, unknown>;
     },
+    /** The scorer's trajectory reuse, if any: what a batch leaves there is published when it is committed (TrajectoryReuse). */
+    private readonly trajectories?: TrajectoryBatches,
   ) {}
 
   /**
@@ -188,10 +193,11 @@ export class Evolver {
   }
 
   private send(batch: PendingBatch & { seeding: boolean }): InFlightIteration {
+    const from = this.trajectories?.mark() ?? 0;
     const outcomes = batch.drafts.map((d, i) =>
       batch.sent[i] && 'proposal' in d ? this.pool.evaluate({ candidateId: -1, name: d.proposal.editSummary.slice(0, 60) || 'candidate', code: d.proposal.code, ...this.reuseFrom(d.proposal.parents) }) : null,
     );
-    return { ...batch, outcomes };
+    return { ...batch, outcomes, marks: [from, this.trajectories?.mark() ?? 0] };
   }
 
   /** The parent whose trajectory a child tries first (src/evolve/pool/trajectory-reuse.ts): the first parent, by its code hash. */
@@ -283,7 +289,12 @@ export class Evolver {
   ): Promise<CommittedIteration | undefined> {
     const { next, base } = carry;
     const { iteration: it, drafts, seeding } = batch;
-    const outcomes = await Promise.all(batch.outcomes.map((x) => x ?? Promise.resolve(null)));
+    let outcomes: (ScoredOutcome | null)[];
+    try {
+      outcomes = await Promise.all(batch.outcomes.map((x) => x ?? Promise.resolve(null)));
+    } finally {
+      if (batch.marks) this.trajectories?.publish(...batch.marks);
+    }
     if (signal?.aborted) return undefined;
     for (const o of outcomes) this.evaluationWallMs += o?.wallMs ?? 0;
     const cycle = this.where.cycleId ?? null;

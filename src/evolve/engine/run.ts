@@ -3,7 +3,7 @@ import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
 import type { Mutator, Tuner } from '../mutators/index.js';
-import { EvaluatorPool, trajectoryReuseFor, type EvaluatingPool, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
+import { EvaluatorPool, inBatch, trajectoryReuseFor, type EvaluatingPool, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
@@ -81,7 +81,7 @@ export class EvolutionRun {
     private carried: { pending?: PendingBatch; base?: ProposalBase },
     private readonly reuse: TrajectoryReuse | undefined,
   ) {
-    this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId });
+    this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId }, reuse);
   }
 
   /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
@@ -111,7 +111,7 @@ export class EvolutionRun {
       // Children try their parent's trajectory first, then any kept one with their answers (TrajectoryReuse).
       const reuse = trajectoryReuseFor(pool, config.trajectoryCacheMb, schedCost, !options.backend);
       // Through the reuse, so that the seed with the reference's code (evolving-infra by default) reuses these replays.
-      const refs = reference ? await referenceTotals(reuse ?? pool, reference, all) : [];
+      const refs = reference ? await inBatch(reuse, () => referenceTotals(reuse ?? pool, reference, all)) : [];
       const scored = (from: number, n: number): ScoredSnapshot[] => Array.from({ length: n }, (_, i) => ({ index: from + i, label: snapshotLabel(all[from + i]!), reference: refs[from + i]! }));
       const train = scored(0, plan.train.length);
       // One training snapshot: the fitness stays T_total in seconds (the same order as the ratio, and what the lineage always held).
@@ -245,9 +245,10 @@ export class EvolutionRun {
 
   /** The best distinct elites (and `also`) not validated yet, scored on the validation snapshots. */
   private async validate(iteration: number, also: readonly number[] = []): Promise<void> {
-    if (!this.validator) return;
+    const validator = this.validator;
+    if (!validator) return;
     const elites = topElites(this.evolver.islands, this.config.validateTop).map((e) => Number(e.id));
-    await this.validator.validate(this.store, this.runId, iteration, [...also, ...elites]);
+    await inBatch(this.reuse, () => validator.validate(this.store, this.runId, iteration, [...also, ...elites]));
   }
 
   private warmStartPolicies(): Starter[] {

@@ -55,12 +55,10 @@ describe('evolve on several scenarios', () => {
     const s2 = await run(join(dir, 'two.db'));
     const l1 = rows(join(dir, 'one.db'));
     expect(l1).toEqual(rows(join(dir, 'two.db')));
-    // Which kept trajectory an evaluation finds depends on the order the two workers finish (docs/evolution.md,
-    // "Trajectory reuse"): the counts may move by one or two between runs, never their sum nor the lineage.
-    const { trajectories: t1, ...rest1 } = s1;
-    const { trajectories: t2, ...rest2 } = s2;
-    expect({ ...rest1, db: '' }).toEqual({ ...rest2, db: '' });
-    expect(t1.reused + t1.simulated).toBe(t2.reused + t2.simulated);
+    // The whole summary, trajectory counts too: what an evaluation may reuse is what was published when it was sent
+    // (docs/evolution.md, "Trajectory reuse"), not what the two workers happened to finish first.
+    expect({ ...s1, db: '' }).toEqual({ ...s2, db: '' });
+    expect(s1.trajectories.reused).toBeGreaterThan(0);
     expect(s1.fitnessUnit).toBe('ratio');
     // 2 scenarios x 2 windows: four training snapshots per candidate; the reference seed scores exactly 1 on each.
     const seedRows = l1.candidates.filter((c) => (c as { mutator: string }).mutator === 'seed') as { edit_summary: string; fitness: number; snapshots: string }[];
