@@ -13,7 +13,7 @@ export { createLlmMutator, type LlmOptions } from './llm/index.js';
 export { createMixedMutator } from './mixed.js';
 export { parseMutatorSpec, DEFAULT_OFFLINE_MIX, ROLES_ONLY_OFFLINE_MIX, type MutatorName } from './spec.js';
 export { createKnobMutator } from './knob/index.js';
-export { createKnobSearchMutator, inForceAtStart, runKnobSearch, type KnobInForce, type KnobSearchOptions } from './knob-search/index.js';
+export { createKnobSearchMutator, inForceAtStart, KnobMemo, runKnobSearch, type KnobInForce, type KnobMemoSnapshot, type KnobSearchOptions } from './knob-search/index.js';
 export { createTuneMutator, runTuning, type Tuner, type TuneOptions, type TuneRequest, type TuneResult } from './tune/index.js';
 export { createCrossoverMutator, crossPolicies } from './crossover/index.js';
 export { applySearchReplace, extractWholeFile, type AnswerError } from './llm/answer.js';

@@ -63,6 +63,25 @@ describe('pipelined iterations', () => {
     expect(lineage(extended)).toEqual(a);
   }, 240_000);
 
+  it('knob searches read what earlier searches of the parent measured, and a resumed run reads it from the checkpoint', async () => {
+    const knobs: EvolveConfigInput = { ...small, mutator: 'knob-search', knobReplays: 3, iterations: 5 };
+    const whole = tmpDb();
+    await evolve(knobs, whole);
+    const killed = tmpDb();
+    await evolve(knobs, killed, false, 2);
+    const d = new Database(killed, { readonly: true });
+    const memo = JSON.parse((d.prepare("SELECT value FROM run_state WHERE key = 'knobMemo'").get() as { value: string }).value);
+    d.close();
+    expect(memo.length).toBeGreaterThan(0);
+    await evolve(knobs, killed, true);
+    expect(lineage(killed)).toEqual(lineage(whole));
+    // Some later search of a parent searched before read its pairs rather than replaying them.
+    const w = new Database(whole, { readonly: true });
+    const lines = (w.prepare("SELECT coalesce(failure_message, edit_summary) AS m FROM candidates WHERE mutator = 'knob-search'").all() as { m: string }[]).map((r) => r.m);
+    w.close();
+    expect(lines.some((m) => /known from earlier searches/.test(m))).toBe(true);
+  }, 240_000);
+
   it('pipelined and one batch at a time: each deterministic, and the first iteration after the seeds is the same', async () => {
     const runs = await Promise.all(
       [true, true, false, false].map(async (pipeline) => {

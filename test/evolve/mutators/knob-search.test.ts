@@ -15,6 +15,7 @@ import {
   MutationFailed,
   parseMutatorSpec,
   ROLES_ONLY_OFFLINE_MIX,
+  KnobMemo,
   runKnobSearch,
   type Tuner,
   type TuneRequest,
@@ -54,6 +55,39 @@ const request = (extra: Partial<TuneRequest> = {}): TuneRequest => ({
 });
 
 describe('knob search', () => {
+  it('reads the pairs earlier searches of the parent measured instead of replaying them, and skips the pair it proposed', () => {
+    const memo = new KnobMemo();
+    const bonus = { "decode: 'round-robin'": 9, 'maxConcurrent: 2': 1, "prefill: 'session'": 3 };
+    // Budget for 7 pairs at a time: three searches of the same parent with other seeds.
+    const searches = [1, 2, 3].map((seed) => {
+      const asked = request({ seed, baseline: 100 });
+      const { replay, calls } = fakeReplay(bonus);
+      const out = runKnobSearch(memo.withKnown(asked), replay);
+      memo.record(asked, out);
+      return { out, replayed: calls.map((c) => c.code) };
+    });
+    // Never the same child twice, and each known pair cost nothing.
+    const all = searches.flatMap((s) => s.replayed);
+    expect(new Set(all).size).toBe(all.length);
+    expect(searches.map((s) => s.replayed.length)).toEqual([8, 7, 0]);
+    expect(all.length).toBe(PAIRS);
+    // Without the memo the second search replays 8 pairs again, some of them the first one's.
+    const again = fakeReplay(bonus);
+    runKnobSearch(request({ seed: 2, baseline: 100 }), again.replay);
+    expect(again.calls.filter((c) => searches[0]!.replayed.includes(c.code)).length).toBeGreaterThan(0);
+    // The best pair (round-robin decode, 91) is proposed once; a later search does not propose it again.
+    const proposed = searches.filter((s) => s.out.ok).map((s) => (s.out.ok ? s.out.code : ''));
+    expect(new Set(proposed).size).toBe(proposed.length);
+    expect(proposed.filter((c) => c.includes("decode: 'round-robin'"))).toHaveLength(1);
+    // The last search replays nothing and still proposes the best known pair not proposed yet.
+    const last = searches[2]!.out;
+    expect(last.ok && last.summary).toMatch(/known from earlier searches/);
+    // As the checkpoint keeps it: the same searches after a restore.
+    const restored = KnobMemo.restore(JSON.parse(JSON.stringify(memo)), 'checkpoint.knobMemo');
+    expect(restored.withKnown(request({ seed: 4 }))).toEqual(memo.withKnown(request({ seed: 4 })));
+    expect(() => KnobMemo.restore([['x', [{ pair: 'a', objective: 'no' }]]], 'checkpoint.knobMemo')).toThrow(/checkpoint\.knobMemo/);
+  });
+
   it('with the budget for every pair, picks the best one and lists all it tried with their objective', () => {
     const { replay, calls } = fakeReplay({ "decode: 'round-robin'": 9, 'maxConcurrent: 2': 1, "prefill: 'session'": 3 });
     const out = runKnobSearch(request({ replays: 1 + PAIRS }), replay);

@@ -47,21 +47,30 @@ export function runKnobSearch(
     return { ok: false, kind: 'no-edit', message: `knob-search: all ${open.length} pairs are the settings in force`, replays: 0 };
   }
   new Rng(request.seed).shuffle(pairs);
+  const known = new Map((request.known ?? []).map((k) => [k.pair, k]));
   const objective = countedObjective(request, replay);
   const baseline = request.baseline ?? objective(request.code);
   const perPoint = request.snapshots.length;
-  let best: { code: string; description: string; objective: number } | null = null;
+  let best: { code: string; description: string; objective: number; label: string } | null = null;
   const tried: string[] = [];
+  const measured: { pair: string; objective: number | null }[] = [];
+  let reread = 0;
   for (const { knob, value } of pairs) {
-    if (objective.replays + perPoint > request.replays) break;
+    const label = pairLabel(knob, value);
+    const before = known.get(label);
+    // A child proposed before would be a duplicate; one measured before costs no replay: its objective is the same.
+    if (before?.proposed) continue;
+    if (!before && objective.replays + perPoint > request.replays) continue;
     const edit = knobEdit({ code: request.code, program }, knob, value);
-    const label = `${knob.group}.${knob.key}=${typeof value === 'string' ? `'${value}'` : value}`;
-    const f = objective(edit.code);
-    tried.push(`${label} ${fmt(f)}`);
-    if (f < (best?.objective ?? baseline)) best = { code: edit.code, description: edit.description, objective: f };
+    const f = before ? (before.objective ?? Infinity) : objective(edit.code);
+    if (before) reread++;
+    else measured.push({ pair: label, objective: Number.isFinite(f) ? f : null });
+    tried.push(`${label} ${fmt(f)}${before ? ' (known)' : ''}`);
+    if (f < (best?.objective ?? baseline)) best = { code: edit.code, description: edit.description, objective: f, label };
   }
-  const trail = `${tried.length} of ${pairs.length} pairs${skipped > 0 ? ` (${skipped} in force skipped)` : ''} in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
-  if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays };
+  const notes = [skipped > 0 ? `${skipped} in force skipped` : '', reread > 0 ? `${reread} known from earlier searches` : ''].filter(Boolean).join(', ');
+  const trail = `${tried.length} of ${pairs.length} pairs${notes ? ` (${notes})` : ''} in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
+  if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays, measured };
   return {
     ok: true,
     code: best.code,
@@ -69,5 +78,12 @@ export function runKnobSearch(
     replays: objective.replays,
     objective: best.objective,
     baseline,
+    measured,
+    chosen: best.label,
   };
+}
+
+/** A pair as the edit line and the memo name it: `group.key=value`, strings quoted. */
+export function pairLabel(knob: InsertableKnob, value: string | number): string {
+  return `${knob.group}.${knob.key}=${typeof value === 'string' ? `'${value}'` : value}`;
 }

@@ -25,4 +25,17 @@ export interface TuneRequest {
   baseline: number | null;
   /** Most literals tuned together (a random subset of the sites when there are more); knob-search ignores it. */
   maxLiterals: number;
+  /**
+   * knob-search only: the pairs of this parent that earlier searches of the
+   * run measured (src/evolve/mutators/knob-search/memo.ts), so that none is
+   * replayed again; absent when there are none (a request reads as before).
+   */
+  known?: KnownPair[];
+}
+
+/** A knob pair of one parent measured before: its label (`group.key=value`), its objective (null: the point failed), and whether its child was already proposed. */
+export interface KnownPair {
+  pair: string;
+  objective: number | null;
+  proposed: boolean;
 }

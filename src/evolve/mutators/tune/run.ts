@@ -3,12 +3,18 @@ import type { Evaluation } from '../../../evaluate/index.js';
 import { parsePolicy } from '../policy-shape.js';
 import { countedObjective, formatObjective as fmt } from './objective.js';
 import { codeAt, pickLiterals, toPoint, valueAt, type TunableLiteral } from './literals.js';
-import type { TuneRequest } from './request.js';
+import type { KnownPair, TuneRequest } from './request.js';
 
 /** What a tuning run answers: the tuned code and one line on how it got there, or why nothing came of it. */
-export type TuneResult =
+export type TuneResult = (
   | { ok: true; code: string; summary: string; replays: number; objective: number; baseline: number }
-  | { ok: false; kind: 'no-edit' | 'parse'; message: string; replays: number };
+  | { ok: false; kind: 'no-edit' | 'parse'; message: string; replays: number }
+) & {
+  /** knob-search: the pairs this search replayed, with their objective (null: the point failed), for the run's memo. */
+  measured?: Omit<KnownPair, 'proposed'>[];
+  /** knob-search: the pair whose child it proposes. */
+  chosen?: string;
+};
 
 /** Step size on log|value| at the start: about a 35 % relative move. */
 const INITIAL_STEP = 0.3;
