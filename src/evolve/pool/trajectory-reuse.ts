@@ -81,7 +81,6 @@ export class TrajectoryReuse implements EvaluatingPool, TrajectoryBatches {
     const first = look(key) ?? (reuseFrom === undefined ? undefined : look(`${reuseFrom}/${index}`));
     let tried = first ?? latestOn(kept, index, look);
     const triedAny = tried !== undefined;
-    let outcome: EvalOutcome | undefined;
     try {
       for (let tries = 0; tried && tries < MAX_TRAJECTORY_TRIES; tries++) {
         const answer = await this.pool.evaluateOrDiverge({ ...rest, record: true, reuse: tried.trajectory });
@@ -90,12 +89,12 @@ export class TrajectoryReuse implements EvaluatingPool, TrajectoryBatches {
           continue;
         }
         if (answer.ok && answer.reused && tried !== first) this.counts.reusedOther++;
-        return (outcome = this.settle(seq, key, index, answer, tried, true, used));
+        return this.settle(seq, key, index, answer, tried, true, used);
       }
-      return (outcome = this.settle(seq, key, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny, used));
+      return this.settle(seq, key, index, await this.pool.evaluate({ ...rest, record: true }), undefined, triedAny, used);
     } finally {
-      // A task that threw still leaves its place in the batch: what it read is used all the same.
-      if (!outcome) this.waiting.set(seq, { used });
+      // A task that failed or threw leaves no trajectory, but what it read is used all the same.
+      if (!this.waiting.has(seq)) this.waiting.set(seq, { used });
     }
   }
 
@@ -143,10 +142,7 @@ export class TrajectoryReuse implements EvaluatingPool, TrajectoryBatches {
     triedAny: boolean,
     used: string[],
   ): EvalOutcome {
-    if (!outcome.ok) {
-      this.waiting.set(seq, { used });
-      return outcome;
-    }
+    if (!outcome.ok) return outcome;
     if (outcome.reused) this.counts.reused++;
     else {
       this.counts.simulated++;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../../../common/validate.js';
 import { codeHash } from '../../../store/index.js';
-import type { KnownPair, TuneRequest } from '../tune/request.js';
+import { KnownPairSchema, type KnownPair, type TuneRequest } from '../tune/request.js';
 import type { TuneResult } from '../tune/run.js';
 
 /**
@@ -51,12 +51,11 @@ export class KnobMemo {
     let known = this.byParent.get(key);
     if (!known) this.byParent.set(key, (known = new Map()));
     for (const m of result.measured ?? []) if (!known.has(m.pair)) known.set(m.pair, { ...m, proposed: false });
-    if (result.chosen) {
-      const was = known.get(result.chosen);
-      known.set(result.chosen, { pair: result.chosen, objective: was?.objective ?? (result.ok ? result.objective : null), proposed: true });
-    }
+    // The chosen pair was measured by this search or known before: either way it is in `known` now.
+    const chosen = result.chosen === undefined ? undefined : known.get(result.chosen);
+    if (chosen) known.set(chosen.pair, { ...chosen, proposed: true });
   }
 }
 
-const KnobMemoSchema = z.array(z.tuple([z.string(), z.array(z.object({ pair: z.string(), objective: z.number().nullable(), proposed: z.boolean() }).strict())]));
+const KnobMemoSchema = z.array(z.tuple([z.string(), z.array(KnownPairSchema)]));
 export type KnobMemoSnapshot = z.infer<typeof KnobMemoSchema>;

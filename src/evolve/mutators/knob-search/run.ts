@@ -84,6 +84,6 @@ export function runKnobSearch(
 }
 
 /** A pair as the edit line and the memo name it: `group.key=value`, strings quoted. */
-export function pairLabel(knob: InsertableKnob, value: string | number): string {
+function pairLabel(knob: InsertableKnob, value: string | number): string {
   return `${knob.group}.${knob.key}=${typeof value === 'string' ? `'${value}'` : value}`;
 }

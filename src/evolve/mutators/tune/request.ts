@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * What a tuning run is given (sent to a pool worker, so plain data): the
  * candidate, where its snapshots are and how they are normalised, and its
@@ -34,8 +36,5 @@ export interface TuneRequest {
 }
 
 /** A knob pair of one parent measured before: its label (`group.key=value`), its objective (null: the point failed), and whether its child was already proposed. */
-export interface KnownPair {
-  pair: string;
-  objective: number | null;
-  proposed: boolean;
-}
+export const KnownPairSchema = z.object({ pair: z.string(), objective: z.number().nullable(), proposed: z.boolean() }).strict();
+export type KnownPair = z.infer<typeof KnownPairSchema>;
