@@ -65,10 +65,15 @@ for (const a of arms) if (!ARMS.includes(a)) usage(`--arms: unknown arm '${a}' (
 for (const s of scenarios) if (!listScenarios().includes(s) && !s.endsWith('.json')) usage(`--scenarios: unknown scenario '${s}' (known: ${listScenarios().join(', ')})`);
 mkdirSync(out, { recursive: true });
 
-/** The CLI in this process: stdout captured, progress to stderr. */
+/** The CLI in this process: stdout captured, progress to stderr (plain lines off a terminal: a 10-minute evolve would say nothing else). */
 async function cli(args: string[]): Promise<string> {
   let stdout = '';
-  const io: CliIO = { errIsTTY: process.stderr.isTTY, out: (t) => void (stdout += t), err: (t) => void process.stderr.write(t) };
+  const io: CliIO = {
+    errIsTTY: process.stderr.isTTY,
+    progress: process.stderr.isTTY ? 'auto' : 'lines',
+    out: (t) => void (stdout += t),
+    err: (t) => void process.stderr.write(t),
+  };
   const code = await runCli(args, io);
   if (code !== 0) throw new Error(`autopoiesis ${args.join(' ')}: exit ${code}`);
   return stdout;

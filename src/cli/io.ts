@@ -9,7 +9,17 @@ export interface CliIO {
   readonly errIsTTY: boolean;
   /** Milliseconds for progress lines (elapsed time, rates, ETA); tests pass a fake clock. Default: performance.now. */
   now?(): number;
+  /** How progress is shown (the global `--progress`; src/cli/progress.ts). Absent: `auto`. */
+  readonly progress?: ProgressMode;
 }
+
+/**
+ * `auto`: a bar redrawn in place on a terminal, nothing otherwise; `bar`:
+ * the bar even off a terminal; `lines`: a plain line at most every
+ * LINE_MS (src/cli/progress.ts), for a log file or CI; `none`: nothing.
+ */
+export const PROGRESS_MODES = ['auto', 'bar', 'lines', 'none'] as const;
+export type ProgressMode = (typeof PROGRESS_MODES)[number];
 
 export const processIO: CliIO = {
   out: (text) => process.stdout.write(text),

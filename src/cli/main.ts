@@ -1,6 +1,6 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { AutopoiesisError } from '../common/errors.js';
-import { processIO, type CliIO } from './io.js';
+import { processIO, PROGRESS_MODES, type CliIO, type ProgressMode } from './io.js';
 import { registerCommands } from './commands.js';
 
 /**
@@ -18,8 +18,16 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
     })
-    .showSuggestionAfterError(true);
-  registerCommands(program, io);
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    .addOption(
+      new Option('--progress <mode>', 'progress on stderr: auto is a bar on a terminal and nothing elsewhere, lines a plain line at most every 30 s (for logs); default auto').choices(PROGRESS_MODES),
+    );
+  // The commands read the flag when they run (after parsing); without it, what the caller's io says.
+  const commandIO: CliIO = Object.create(io, {
+    progress: { get: () => (program.opts().progress as ProgressMode | undefined) ?? io.progress },
+  });
+  registerCommands(program, commandIO);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -1,5 +1,19 @@
 import type { CliIO } from './io.js';
 
+/** What a command draws, once `--progress` and the terminal are read. */
+export type DrawMode = 'bar' | 'lines' | 'none';
+
+/**
+ * The global `--progress` (io.progress) as a command draws it: `auto` is the
+ * bar on a terminal and `offTerminal` elsewhere (nothing for most commands:
+ * their output stays the only thing written; serve's status lines).
+ */
+export function drawMode(io: CliIO, offTerminal: 'lines' | 'none' = 'none'): DrawMode {
+  const mode = io.progress ?? 'auto';
+  if (mode === 'auto') return io.errIsTTY ? 'bar' : offTerminal;
+  return mode;
+}
+
 /** Milliseconds, from any origin. */
 export type Clock = () => number;
 
@@ -12,6 +26,8 @@ export function clockOf(io: CliIO): Clock {
 export const QUIET_MS = 1000;
 /** At most one redraw per this many ms. */
 export const REDRAW_MS = 100;
+/** `--progress lines`: at most one line per this many ms (and the last state at the end). */
+export const LINE_MS = 30_000;
 
 export interface ProgressOptions {
   /** What `done` and `total` count ("runs"); without it only the percentage is shown. */
@@ -63,30 +79,54 @@ export function formatProgress(s: ProgressState): string {
   return `${s.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}%${parts.length ? ' ' + parts.join(', ') : ''}`;
 }
 
+/** One plain progress line, for a log: `suite: 50% 6/12 runs, 1m00s elapsed, ETA 1m00s, tiny-cc greedy`. */
+export function formatProgressLine(s: ProgressState): string {
+  const frac = s.total > 0 ? Math.min(1, s.done / s.total) : 0;
+  const eta = etaMs(s);
+  const parts = [s.unit ? `${s.done}/${s.total} ${s.unit}` : '', `${formatDuration(s.elapsedMs)} elapsed`, eta === null ? '' : `ETA ${formatDuration(eta)}`, s.note ?? ''].filter(Boolean);
+  return `${s.label}: ${(frac * 100).toFixed(0)}% ${parts.join(', ')}`;
+}
+
 /**
- * A one-line progress bar on stderr, redrawn in place, only on a terminal
- * (off a terminal nothing is written) and only once the work has taken more
- * than QUIET_MS.
+ * Progress on stderr, as `--progress` says (drawMode): a one-line bar
+ * redrawn in place (at most every REDRAW_MS, cleared at the end), or plain
+ * lines (at most every LINE_MS, and the last state at the end if it was not
+ * the last line), or nothing. Either starts only once the work has taken
+ * more than QUIET_MS, so short runs stay quiet.
  */
 export function progressBar(io: CliIO, label: string, total: number, options: ProgressOptions = {}): { update(done: number, note?: string): void; finish(): void } {
+  const mode = drawMode(io);
   const now = clockOf(io);
   const started = now();
   let drawn = false;
   let lastDraw = -Infinity;
   let base: { done: number; at: number } | undefined;
+  /** lines: the state of the latest update not written yet. */
+  let unwritten: ProgressState | undefined;
+  const stateAt = (t: number, done: number, note: string | undefined): ProgressState => ({
+    label, done, total, base: base?.done ?? done, sinceBaseMs: base ? t - base.at : 0, elapsedMs: t - started, note, ...options,
+  });
   return {
     update(done, note) {
-      if (!io.errIsTTY) return;
+      if (mode === 'none') return;
       const t = now();
       if (base === undefined && done > 0) base = { done, at: t };
-      if (t - started < QUIET_MS || t - lastDraw < REDRAW_MS) return;
+      if (t - started < QUIET_MS) return;
+      const state = stateAt(t, done, note);
+      if (t - lastDraw < (mode === 'bar' ? REDRAW_MS : LINE_MS)) {
+        unwritten = state;
+        return;
+      }
       lastDraw = t;
       drawn = true;
-      io.err(`\r${formatProgress({ label, done, total, base: base?.done ?? done, sinceBaseMs: base ? t - base.at : 0, elapsedMs: t - started, note, ...options })}\x1b[K`);
+      unwritten = undefined;
+      io.err(mode === 'bar' ? `\r${formatProgress(state)}\x1b[K` : `${formatProgressLine(state)}\n`);
     },
     finish() {
-      if (drawn) io.err('\r\x1b[K');
+      if (mode === 'bar' && drawn) io.err('\r\x1b[K');
+      if (mode === 'lines' && unwritten) io.err(`${formatProgressLine(unwritten)}\n`);
       drawn = false;
+      unwritten = undefined;
     },
   };
 }

@@ -6,6 +6,7 @@ import { parseOrThrow } from '../common/validate.js';
 import { expandNodeKinds, MAX_NODES } from '../sim/index.js';
 import type { CliIO } from './io.js';
 import { floatOption, intOption } from './options.js';
+import { drawMode } from './progress.js';
 import { readPolicyFile } from './policy-file.js';
 import { ServeSettingsSchema } from './serve-settings.js';
 import { scenarioServeFields } from './serve-scenario.js';
@@ -166,10 +167,12 @@ function settingsFrom(flags: ServeFlags, command: Command) {
 
 /**
  * The live status line on a terminal (redrawn in place), and log lines above
- * it. Off a terminal: log lines only, plus one status line per simulated ten
- * minutes, so a log file shows progress without flooding.
+ * it. Off a terminal (or `--progress lines`): log lines only, plus one status
+ * line per simulated ten minutes, so a log file shows progress without
+ * flooding; `--progress none`: the log lines alone.
  */
 function statusLine(io: CliIO, queueNote: () => string) {
+  const mode = drawMode(io, 'lines');
   let drawn = false;
   let lastDraw = 0;
   let nextPlain = 0;
@@ -177,19 +180,19 @@ function statusLine(io: CliIO, queueNote: () => string) {
     update(s: ServeStatus) {
       const note = queueNote();
       const text = formatStatus(s) + (note ? ` | ${note}` : '');
-      if (io.errIsTTY) {
+      if (mode === 'bar') {
         const now = Date.now();
         if (now - lastDraw < 200) return;
         lastDraw = now;
         drawn = true;
         io.err(`\r${text}\x1b[K`);
-      } else if (s.simSeconds >= nextPlain) {
+      } else if (mode === 'lines' && s.simSeconds >= nextPlain) {
         nextPlain = s.simSeconds + 600;
         io.err(text + '\n');
       }
     },
     log(text: string) {
-      io.err(io.errIsTTY && drawn ? `\r\x1b[K${text}\n` : `${text}\n`);
+      io.err(drawn ? `\r\x1b[K${text}\n` : `${text}\n`);
     },
     finish() {
       if (drawn) io.err('\r\x1b[K');

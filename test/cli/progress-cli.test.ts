@@ -54,6 +54,27 @@ describe('evolve progress and --config, end to end', () => {
   }, 240_000);
 });
 
+describe('--progress', () => {
+  it('lines: plain lines on stderr off a terminal (the flag after the command too), --json still one object', async () => {
+    const { file } = evolveConfig();
+    const r = await cli(['evolve', '--config', file, '--iterations', '2', '--progress', 'lines'], false);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^evolve: 50% 1\/2 iterations, \d+s elapsed, (ETA \S+, )?best \d+\.\d s, /);
+    expect(lines.at(-1)).toMatch(/^evolve: 100% 2\/2 iterations, \d+s elapsed, ETA 0s, best /);
+    expect(r.stderr).not.toMatch(/[\r\x1b]/);
+    expect(JSON.parse(r.stdout).iterations).toBe(2);
+  }, 240_000);
+
+  it('an unknown mode: a one-line usage error, exit 2', async () => {
+    const r = await cli(['--progress', 'sometimes', 'simulate'], false);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain("'sometimes' is invalid");
+    expect(r.stderr).toContain('auto, bar, lines, none');
+  });
+});
+
 /** A shortened scenario: cc on 4 nodes, 2 + 12 minutes. */
 function tinyScenario(): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ap-suite-progress-'));

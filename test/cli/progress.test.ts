@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bufferIO, type CliIO } from '../../src/cli/io.js';
-import { etaMs, formatDuration, formatEvolveNote, formatProgress, progressBar, QUIET_MS } from '../../src/cli/progress.js';
+import type { ProgressMode } from '../../src/cli/io.js';
+import { drawMode, etaMs, formatDuration, formatEvolveNote, formatProgress, LINE_MS, progressBar, QUIET_MS } from '../../src/cli/progress.js';
 
 /** A CliIO on a terminal or not, with a clock the test moves. */
-function ioAt(errIsTTY: boolean) {
+function ioAt(errIsTTY: boolean, progress?: ProgressMode) {
   const clock = { t: 0 };
-  const io: CliIO & { stderr: string; stdout: string } = Object.assign(bufferIO(), { errIsTTY, now: () => clock.t });
+  const io: CliIO & { stderr: string; stdout: string } = Object.assign(bufferIO(), { errIsTTY, now: () => clock.t, progress });
   return { io, clock };
 }
 
@@ -66,5 +67,52 @@ describe('progress lines', () => {
     }
     bar.finish();
     expect(io.stderr).toBe('');
+  });
+
+  it('--progress: auto follows the terminal (serve falls back to lines), the others are what they say', () => {
+    const modes = (tty: boolean) => (['auto', 'bar', 'lines', 'none', undefined] as const).map((m) => [drawMode(ioAt(tty, m).io), drawMode(ioAt(tty, m).io, 'lines')]);
+    expect(modes(true)).toEqual([['bar', 'bar'], ['bar', 'bar'], ['lines', 'lines'], ['none', 'none'], ['bar', 'bar']]);
+    expect(modes(false)).toEqual([['none', 'lines'], ['bar', 'bar'], ['lines', 'lines'], ['none', 'none'], ['none', 'lines']]);
+  });
+
+  it('lines: quiet for the first second, then a plain line at most every LINE_MS, and the last state at the end', () => {
+    const { io, clock } = ioAt(false, 'lines');
+    const bar = progressBar(io, 'evolve', 10, { unit: 'iterations' });
+    clock.t = QUIET_MS / 2;
+    bar.update(1, 'first');
+    expect(io.stderr).toBe('');
+    clock.t = 10_500;
+    bar.update(2, 'second');
+    // One step since the first (at 500 ms): 10 s a step, 8 left.
+    expect(io.stderr).toBe('evolve: 20% 2/10 iterations, 11s elapsed, ETA 1m20s, second\n');
+    clock.t = 10_500 + LINE_MS - 1;
+    bar.update(3, 'too soon');
+    expect(io.stderr).not.toContain('too soon');
+    clock.t = 10_500 + LINE_MS;
+    bar.update(4, 'fourth');
+    expect(io.stderr.split('\n')).toHaveLength(3);
+    expect(io.stderr).toContain('evolve: 40% 4/10 iterations, 41s elapsed, ');
+    clock.t += 1_000;
+    bar.update(5, 'last');
+    bar.finish();
+    // No control codes: a log file reads as text.
+    expect(io.stderr).not.toMatch(/[\r\x1b]/);
+    expect(io.stderr.split('\n').at(-2)).toBe('evolve: 50% 5/10 iterations, 42s elapsed, ETA 51s, last');
+    bar.finish();
+    expect(io.stderr.split('\n')).toHaveLength(4);
+    expect(io.stdout).toBe('');
+  });
+
+  it('bar off a terminal when asked; none even on a terminal', () => {
+    const asked = ioAt(false, 'bar');
+    const none = ioAt(true, 'none');
+    for (const { io, clock } of [asked, none]) {
+      const bar = progressBar(io, 'suite', 2, { unit: 'runs' });
+      clock.t = 2_000;
+      bar.update(1, 'x');
+      bar.finish();
+    }
+    expect(asked.io.stderr).toMatch(/^\rsuite \[#+\.+\]  50% 1\/2 runs, x\x1b\[K\r\x1b\[K$/);
+    expect(none.io.stderr).toBe('');
   });
 });
