@@ -1,4 +1,4 @@
-import { codeHash } from './code-hash.js';
+import { codeHash } from '../common/code-hash.js';
 import { prepared, type Db } from './connection.js';
 import { decodeNullableJson, encodeJson, JsonObjectSchema, NumberRecordSchema } from './json.js';
 import { getValidation, SnapshotScoresSchema } from './validations.js';

@@ -3,7 +3,7 @@
  * parents, code, scores and fate, in SQLite. Schema: docs/lineage-schema.md.
  */
 export { openLineageStore, LineageStore, type OpenOptions } from './store.js';
-export { codeHash, normaliseWhitespace } from './code-hash.js';
+export { codeHash, normaliseWhitespace } from '../common/code-hash.js';
 export { SCHEMA_VERSION } from './schema.js';
 export type { RunCandidateStats } from './run-stats.js';
 export type { JsonObject, JsonValue } from './json.js';

@@ -20,7 +20,7 @@ describe('codeHash', () => {
   it('does not ignore what changes tokens: a space removed between tokens, a different literal, a comment', () => {
     expect(codeHash(policy.replace('> 4', '> 5'))).not.toBe(codeHash(policy));
     expect(codeHash(policy.replace('return ctx.plan', 'returnctx.plan'))).not.toBe(codeHash(policy));
-    // Comments are kept on purpose (see code-hash.ts): a comment-only change is a new hash.
+    // Comments are kept on purpose (see src/common/code-hash.ts): a comment-only change is a new hash.
     expect(codeHash(policy + '// tuned\n')).not.toBe(codeHash(policy));
   });
 

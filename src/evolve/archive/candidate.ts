@@ -8,7 +8,7 @@ export interface Candidate {
   /**
    * Hash of the whitespace-normalised source: equal hashes are the same
    * program. Computed by the caller with the lineage store's codeHash
-   * (src/store/code-hash.ts), the one definition, so that hashes here match
+   * (src/common/code-hash.ts), the one definition, so that hashes here match
    * the stored ones (de-duplication, warm start); the archive only compares them.
    */
   readonly codeHash: string;

@@ -48,7 +48,9 @@ export interface PendingBatch {
 /** The checkpoint key of the batch in flight beyond the committed iteration (null when none). */
 export const PENDING_KEY = 'pending';
 
-/** The checkpoint key of what the run's knob searches measured (KnobMemo; offline runs). */
+/** The checkpoint key of what the run's searches measured (SearchMemo; offline runs). */
+export const SEARCH_MEMO_KEY = 'searchMemo';
+/** Where a checkpoint written before tune had a memo kept the knob searches' (read on resume). */
 export const KNOB_MEMO_KEY = 'knobMemo';
 
 /** The checkpoint key of the population the next iteration is proposed from (pipelined runs; null otherwise). */

@@ -2,13 +2,13 @@ import { InputError } from '../../common/errors.js';
 import { parseSchedCost, type Snapshot } from '../../evaluate/index.js';
 import { openLineageStore, type LineageStore } from '../../store/index.js';
 import { IslandSet } from '../archive/index.js';
-import { KnobMemo, type Mutator, type Tuner } from '../mutators/index.js';
+import { SearchMemo, type Mutator, type Tuner } from '../mutators/index.js';
 import { EvaluatorPool, inBatch, trajectoryReuseFor, type EvaluatingPool, type TrajectoryReuse, type WorkerSetup } from '../pool/index.js';
 import { buildMutator } from './build-mutator.js';
 import type { EvolveConfig } from './config.js';
 import { topElites } from './cycle.js';
 import type { BackendFactory, EvaluationBackend } from './backend.js';
-import { BASE_KEY, Evolver, KNOB_MEMO_KEY, type PendingBatch, type ProposalBase, type Starter } from './evolver.js';
+import { BASE_KEY, Evolver, KNOB_MEMO_KEY, SEARCH_MEMO_KEY, type PendingBatch, type ProposalBase, type Starter } from './evolver.js';
 import { restoreCarried } from './pending.js';
 import { Scorer, type CandidateScorer, type ScoredSnapshot } from './scorer.js';
 import { loadSeeds, type SeedPolicy } from './seeds.js';
@@ -80,10 +80,10 @@ export class EvolutionRun {
     /** What a pipelined run's checkpoint carried beyond it (see runPipelined), used once on resume. */
     private carried: { pending?: PendingBatch; base?: ProposalBase },
     private readonly reuse: TrajectoryReuse | undefined,
-    /** What the run's knob searches measured: kept with each checkpoint, so that a resumed run searches as the unstopped one. */
-    knobs: KnobMemo,
+    /** What the run's searches measured: kept with each checkpoint, so that a resumed run searches as the unstopped one. */
+    searches: SearchMemo,
   ) {
-    this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId, extraState: () => ({ [KNOB_MEMO_KEY]: knobs.toJSON() }) }, reuse);
+    this.evolver = new Evolver(store, scorer, mutator, islands, config, { runId, extraState: () => ({ [SEARCH_MEMO_KEY]: searches.toJSON() }) }, reuse);
   }
 
   /** Start a new run (seeds evaluated as iteration 0) or resume the latest one in the database. */
@@ -91,7 +91,7 @@ export class EvolutionRun {
     // Everything that can reject the input comes before the database is
     // touched, so that bad flags leave no run (and no file) behind.
     const tuner: { current?: Tuner } = {};
-    let knobs = new KnobMemo();
+    let searches = new SearchMemo();
     const mutator = buildMutator(config, { tuner: () => tuner.current, tuneReplays: config.tuneReplays, knobReplays: config.knobReplays });
     const schedCost = parseSchedCost(config.schedCost);
     const seeds = resume ? [] : loadSeeds(config.seedsDir);
@@ -121,11 +121,10 @@ export class EvolutionRun {
       const scorer: CandidateScorer = plan.train.length > 1 ? new Scorer(reuse ?? pool, train) : (reuse ?? pool);
       tuner.current = {
         // A search from a candidate first tries the candidate's own trajectories (most of its points answer as it does).
-        // A knob search reads the pairs earlier searches measured on its parent, and leaves what it measures (KnobMemo).
+        // A search reads the points earlier searches of its kind measured on its parent, and leaves what it measures (SearchMemo).
         tune: async (request) => {
-          const knobSearch = request.search === 'knobs';
-          const result = await pool.tune(knobSearch ? knobs.withKnown(request) : request, reuse?.keptFor(request.code, request.snapshots));
-          if (knobSearch) knobs.record(request, result);
+          const result = await pool.tune(searches.withKnown(request), reuse?.keptFor(request.code, request.snapshots));
+          searches.record(request, result);
           return result;
         },
         objective: () => ({ snapshots: train.map((s) => s.index), references: plan.train.length > 1 ? train.map((s) => s.reference) : [null] }),
@@ -145,13 +144,14 @@ export class EvolutionRun {
         islands = checkpoint?.state.islands ? IslandSet.restore(checkpoint.state.islands) : new IslandSet({ islands: config.islands });
         next = checkpoint ? checkpoint.iteration + 1 : 0;
         carried = restoreCarried(checkpoint?.state);
-        knobs = KnobMemo.restore(checkpoint?.state[KNOB_MEMO_KEY], `checkpoint.${KNOB_MEMO_KEY}`);
+        const key = checkpoint?.state[SEARCH_MEMO_KEY] === undefined && checkpoint?.state[KNOB_MEMO_KEY] !== undefined ? KNOB_MEMO_KEY : SEARCH_MEMO_KEY;
+        searches = SearchMemo.restore(checkpoint?.state[key], `checkpoint.${key}`);
       } else {
         runId = store.createRun({ config, seed: config.seed });
         islands = new IslandSet({ islands: config.islands });
         next = 0;
       }
-      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, carried, reuse, knobs);
+      return new EvolutionRun(runId, config, store, pool, scorer, mutator, islands, next, seeds, validator, plan.train.length > 1, carried, reuse, searches);
     } catch (error) {
       store?.close();
       await pool.close();

@@ -70,7 +70,7 @@ describe('pipelined iterations', () => {
     const killed = tmpDb();
     await evolve(knobs, killed, false, 2);
     const d = new Database(killed, { readonly: true });
-    const memo = JSON.parse((d.prepare("SELECT value FROM run_state WHERE key = 'knobMemo'").get() as { value: string }).value);
+    const memo = JSON.parse((d.prepare("SELECT value FROM run_state WHERE key = 'searchMemo'").get() as { value: string }).value);
     d.close();
     expect(memo.length).toBeGreaterThan(0);
     await evolve(knobs, killed, true);

@@ -15,7 +15,7 @@ import {
   MutationFailed,
   parseMutatorSpec,
   ROLES_ONLY_OFFLINE_MIX,
-  KnobMemo,
+  SearchMemo,
   runKnobSearch,
   type Tuner,
   type TuneRequest,
@@ -56,7 +56,7 @@ const request = (extra: Partial<TuneRequest> = {}): TuneRequest => ({
 
 describe('knob search', () => {
   it('reads the pairs earlier searches of the parent measured instead of replaying them, and skips the pair it proposed', () => {
-    const memo = new KnobMemo();
+    const memo = new SearchMemo();
     const bonus = { "decode: 'round-robin'": 9, 'maxConcurrent: 2': 1, "prefill: 'session'": 3 };
     // Budget for 7 pairs at a time: three searches of the same parent with other seeds.
     const searches = [1, 2, 3].map((seed) => {
@@ -83,9 +83,9 @@ describe('knob search', () => {
     const last = searches[2]!.out;
     expect(last.ok && last.summary).toMatch(/known from earlier searches/);
     // As the checkpoint keeps it: the same searches after a restore.
-    const restored = KnobMemo.restore(JSON.parse(JSON.stringify(memo)), 'checkpoint.knobMemo');
+    const restored = SearchMemo.restore(JSON.parse(JSON.stringify(memo)), 'checkpoint.searchMemo');
     expect(restored.withKnown(request({ seed: 4 }))).toEqual(memo.withKnown(request({ seed: 4 })));
-    expect(() => KnobMemo.restore([['x', [{ pair: 'a', objective: 'no' }]]], 'checkpoint.knobMemo')).toThrow(/checkpoint\.knobMemo/);
+    expect(() => SearchMemo.restore([['x', [{ pair: 'a', objective: 'no' }]]], 'checkpoint.searchMemo')).toThrow(/checkpoint\.searchMemo/);
   });
 
   it('with the budget for every pair, picks the best one and lists all it tried with their objective', () => {

@@ -2,7 +2,6 @@ import { createSearchMutator, type Tuner } from '../tune/index.js';
 import type { Mutator } from '../types.js';
 
 export { inForceAtStart, runKnobSearch, type KnobInForce } from './run.js';
-export { KnobMemo, type KnobMemoSnapshot } from './memo.js';
 
 export interface KnobSearchOptions {
   /** Replays per search (default 8, tune's). */

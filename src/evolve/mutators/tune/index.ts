@@ -2,6 +2,7 @@ import type { Mutator } from '../types.js';
 import { createSearchMutator, type Tuner } from './search-mutator.js';
 
 export type { TuneRequest } from './request.js';
+export { SearchMemo, type SearchMemoSnapshot } from './memo.js';
 export { runTuning, type TuneResult } from './run.js';
 export { createSearchMutator, type SearchFields, type Tuner } from './search-mutator.js';
 

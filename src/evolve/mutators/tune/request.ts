@@ -28,13 +28,17 @@ export interface TuneRequest {
   /** Most literals tuned together (a random subset of the sites when there are more); knob-search ignores it. */
   maxLiterals: number;
   /**
-   * knob-search only: the pairs of this parent that earlier searches of the
-   * run measured (src/evolve/mutators/knob-search/memo.ts), so that none is
+   * The points of this parent that earlier searches of the same kind in the
+   * run measured (src/evolve/mutators/tune/memo.ts), so that none is
    * replayed again; absent when there are none (a request reads as before).
    */
-  known?: KnownPair[];
+  known?: KnownPoint[];
 }
 
-/** A knob pair of one parent measured before: its label (`group.key=value`), its objective (null: the point failed), and whether its child was already proposed. */
-export const KnownPairSchema = z.object({ pair: z.string(), objective: z.number().nullable(), proposed: z.boolean() }).strict();
-export type KnownPair = z.infer<typeof KnownPairSchema>;
+/**
+ * A point of one parent measured before: `pair` names it (knob-search: the
+ * pair's label, `group.key=value`; tune: the child's code hash), with its
+ * objective (null: the point failed) and whether its child was proposed.
+ */
+export const KnownPointSchema = z.object({ pair: z.string(), objective: z.number().nullable(), proposed: z.boolean() }).strict();
+export type KnownPoint = z.infer<typeof KnownPointSchema>;

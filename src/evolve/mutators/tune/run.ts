@@ -1,18 +1,19 @@
+import { codeHash } from '../../../common/code-hash.js';
 import { Rng } from '../../../common/rng.js';
 import type { Evaluation } from '../../../evaluate/index.js';
 import { parsePolicy } from '../policy-shape.js';
 import { countedObjective, formatObjective as fmt } from './objective.js';
 import { codeAt, pickLiterals, toPoint, valueAt, type TunableLiteral } from './literals.js';
-import type { KnownPair, TuneRequest } from './request.js';
+import type { KnownPoint, TuneRequest } from './request.js';
 
 /** What a tuning run answers: the tuned code and one line on how it got there, or why nothing came of it. */
 export type TuneResult = (
   | { ok: true; code: string; summary: string; replays: number; objective: number; baseline: number }
   | { ok: false; kind: 'no-edit' | 'parse'; message: string; replays: number }
 ) & {
-  /** knob-search: the pairs this search replayed, with their objective (null: the point failed), for the run's memo. */
-  measured?: Omit<KnownPair, 'proposed'>[];
-  /** knob-search: the pair whose child it proposes. */
+  /** The points this search replayed, with their objective (null: the point failed), for the run's memo (tune/memo.ts). */
+  measured?: Omit<KnownPoint, 'proposed'>[];
+  /** The point whose child it proposes. */
   chosen?: string;
 };
 
@@ -32,6 +33,12 @@ const SHRINK = Math.exp(-1 / 12);
  * training snapshots. `replay` is the evaluator (the worker's). A point that
  * fails (a policy failure, a timeout) is worse than any other. A strict
  * improvement over the start is required: equal is not better.
+ *
+ * A point whose code is known (measured by an earlier search of the same
+ * parent, `request.known`, or earlier in this one; or the parent's own code)
+ * costs no replay; at most `request.replays` such points are taken, so a
+ * search that only meets known points still ends. A search that ends on a
+ * child proposed before answers no-edit: that child is a candidate already.
  */
 export function runTuning(request: TuneRequest, replay: (code: string, snapshot: number) => Evaluation): TuneResult {
   let program;
@@ -43,9 +50,27 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   const rng = new Rng(request.seed);
   const literals = pickLiterals(program, request.maxLiterals, rng);
   if (literals.length === 0) return { ok: false, kind: 'no-edit', message: 'no numeric literal to tune', replays: 0 };
-  const objective = countedObjective(request, replay);
+  const counted = countedObjective(request, replay);
+  const known = new Map((request.known ?? []).map((k) => [k.pair, k]));
+  const measured: Omit<KnownPoint, 'proposed'>[] = [];
+  let reread = 0;
+  const objective = (code: string): number => {
+    const key = codeHash(code);
+    const before = known.get(key);
+    if (before) {
+      reread++;
+      return before.objective ?? Infinity;
+    }
+    const f = counted(code);
+    const point = { pair: key, objective: Number.isFinite(f) ? f : null };
+    measured.push(point);
+    known.set(key, { ...point, proposed: false });
+    return f;
+  };
   const start = toPoint(literals);
-  const baseline = request.baseline ?? objective(request.code);
+  const baseline = request.baseline ?? counted(request.code);
+  // A point that rounds back to the parent is the parent: its objective is the baseline.
+  known.set(codeHash(request.code), { pair: codeHash(request.code), objective: baseline, proposed: false });
   let x = start;
   let fx = baseline;
   let code = request.code;
@@ -54,7 +79,7 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   let successes = 0;
   let bestTried = Infinity;
   const perPoint = request.snapshots.length;
-  while (objective.replays + perPoint <= request.replays) {
+  while (counted.replays + perPoint <= request.replays && reread < request.replays) {
     const y = x.map((v) => v + step * rng.normal(0, 1));
     let next = codeAt(request.code, literals, y);
     if (next === code) {
@@ -78,11 +103,17 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
       step *= GROW;
     } else step *= SHRINK;
   }
-  const trail = `(1+1)-ES on ${literals.length} literal${literals.length === 1 ? '' : 's'}, ${points} points in ${objective.replays} replays, ${successes} better, step ${INITIAL_STEP} -> ${step.toFixed(2)}`;
+  const knownNote = reread > 0 ? ` (${reread} known, not replayed)` : '';
+  const trail = `(1+1)-ES on ${literals.length} literal${literals.length === 1 ? '' : 's'}, ${points} points${knownNote} in ${counted.replays} replays, ${successes} better, step ${INITIAL_STEP} -> ${step.toFixed(2)}`;
+  const replays = counted.replays;
   if (code === request.code) {
-    return { ok: false, kind: 'no-edit', message: `tune: ${trail}: nothing beat the start (objective ${fmt(baseline)}, best tried ${fmt(bestTried)})`, replays: objective.replays };
+    return { ok: false, kind: 'no-edit', message: `tune: ${trail}: nothing beat the start (objective ${fmt(baseline)}, best tried ${fmt(bestTried)})`, replays, measured };
   }
-  return { ok: true, code, summary: `tune ${changes(literals, x)}; ${trail}; objective ${fmt(baseline)} -> ${fmt(fx)}`, replays: objective.replays, objective: fx, baseline };
+  const chosen = codeHash(code);
+  if (known.get(chosen)?.proposed) {
+    return { ok: false, kind: 'no-edit', message: `tune: ${trail}: the best (objective ${fmt(fx)}) is a child an earlier search proposed`, replays, measured };
+  }
+  return { ok: true, code, summary: `tune ${changes(literals, x)}; ${trail}; objective ${fmt(baseline)} -> ${fmt(fx)}`, replays, objective: fx, baseline, measured, chosen };
 }
 
 /** The point coordinate of the smallest move of a literal from x, up or down (an integer never below 1). */
