@@ -69,9 +69,16 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/** The share done: of the steps, or of the deadline's time when that is further (evolve --max-minutes with a large --iterations). */
+function fraction(s: ProgressState): number {
+  const bySteps = s.total > 0 ? s.done / s.total : 0;
+  const byTime = s.deadlineMs !== undefined && s.deadlineMs > 0 ? s.elapsedMs / s.deadlineMs : 0;
+  return Math.min(1, Math.max(bySteps, byTime));
+}
+
 /** One progress line, without the terminal control codes: `suite [#####.....]  50% 6/12 runs, ETA 1m05s, tiny-cc greedy`. */
 export function formatProgress(s: ProgressState): string {
-  const frac = s.total > 0 ? Math.min(1, s.done / s.total) : 0;
+  const frac = fraction(s);
   const width = 30;
   const filled = Math.round(frac * width);
   const eta = etaMs(s);
@@ -81,7 +88,7 @@ export function formatProgress(s: ProgressState): string {
 
 /** One plain progress line, for a log: `suite: 50% 6/12 runs, 1m00s elapsed, ETA 1m00s, tiny-cc greedy`. */
 export function formatProgressLine(s: ProgressState): string {
-  const frac = s.total > 0 ? Math.min(1, s.done / s.total) : 0;
+  const frac = fraction(s);
   const eta = etaMs(s);
   const parts = [s.unit ? `${s.done}/${s.total} ${s.unit}` : '', `${formatDuration(s.elapsedMs)} elapsed`, eta === null ? '' : `ETA ${formatDuration(eta)}`, s.note ?? ''].filter(Boolean);
   return `${s.label}: ${(frac * 100).toFixed(0)}% ${parts.join(', ')}`;
@@ -148,6 +155,8 @@ export function formatEvolveNote(p: EvolveProgress): string {
     const pct = ((p.seedsBestFitness - p.bestFitness) / p.seedsBestFitness) * 100;
     parts.push(`${Math.abs(pct).toFixed(1)} % ${pct >= 0 ? 'better' : 'worse'} than the best seed (${f(p.seedsBestFitness)})`);
   }
-  parts.push(`${p.evalsPerSecond.toFixed(1)} evals/s`, `${p.failed} failed`);
+  // Long evaluations (a 3-hour scenario) run at a few per minute: per second they would all read 0.0.
+  const rate = p.evalsPerSecond > 0 && p.evalsPerSecond < 0.1 ? `${(p.evalsPerSecond * 60).toFixed(1)} evals/min` : `${p.evalsPerSecond.toFixed(1)} evals/s`;
+  parts.push(rate, `${p.failed} failed`);
   return parts.join(', ');
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bufferIO, type CliIO } from '../../src/cli/io.js';
 import type { ProgressMode } from '../../src/cli/io.js';
-import { drawMode, etaMs, formatDuration, formatEvolveNote, formatProgress, LINE_MS, progressBar, QUIET_MS } from '../../src/cli/progress.js';
+import { drawMode, etaMs, formatDuration, formatEvolveNote, formatProgress, formatProgressLine, LINE_MS, progressBar, QUIET_MS } from '../../src/cli/progress.js';
 
 /** A CliIO on a terminal or not, with a clock the test moves. */
 function ioAt(errIsTTY: boolean, progress?: ProgressMode) {
@@ -36,6 +36,7 @@ describe('progress lines', () => {
       'best 1.0200 x ref, 2.0 % worse than the best seed (1.0000 x ref), 1.0 evals/s, 0 failed',
     );
     expect(formatEvolveNote({ bestFitness: null, seedsBestFitness: null, fitnessUnit: 'seconds', evalsPerSecond: 0, failed: 2 })).toBe('best -, 0.0 evals/s, 2 failed');
+    expect(formatEvolveNote({ bestFitness: null, seedsBestFitness: null, fitnessUnit: 'seconds', evalsPerSecond: 0.035, failed: 0 })).toBe('best -, 2.1 evals/min, 0 failed');
   });
 
   it('on a terminal: quiet for the first second, then redrawn in place with the ETA, cleared at the end', () => {
@@ -101,6 +102,12 @@ describe('progress lines', () => {
     bar.finish();
     expect(io.stderr.split('\n')).toHaveLength(4);
     expect(io.stdout).toBe('');
+  });
+
+  it('with a deadline, the share done is the time share when that is further (a time budget with a large step cap)', () => {
+    const state = { label: 'evolve', done: 3, total: 1_000_000, base: 1, sinceBaseMs: 60_000, elapsedMs: 300_000, deadlineMs: 600_000, unit: 'iterations' };
+    expect(formatProgressLine(state)).toBe('evolve: 50% 3/1000000 iterations, 5m00s elapsed, ETA 5m00s');
+    expect(formatProgress({ ...state, done: 900_000, base: 899_999 })).toMatch(/\] {2}90% /);
   });
 
   it('bar off a terminal when asked; none even on a terminal', () => {
