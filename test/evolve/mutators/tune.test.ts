@@ -103,7 +103,23 @@ describe('tune', () => {
       const out = runTuning({ ...asked(1, 8), code: offByFar.replace('const PREFILL = 1;', 'const PREFILL = 5;'), baseline: 110, known }, replay);
       expect(calls).toEqual([]);
       expect(out).toMatchObject({ ok: false, kind: 'no-edit', replays: 0 });
-      if (!out.ok) expect(out.message).toMatch(/8 known, not replayed.*a child an earlier search proposed/);
+      if (!out.ok) expect(out.message).toMatch(/32 known, not replayed.*a child an earlier search proposed/);
+    });
+
+    it('what it hands out does not depend on the order searches answered in', () => {
+      const parents = [offByFar, offByFar.replace('const PREFILL = 1;', 'const PREFILL = 2;')];
+      const answers = [1, 2, 3].flatMap((seed) =>
+        parents.map((code) => {
+          const request = { ...asked(seed), code };
+          return { request, out: runTuning(request, fake().replay) };
+        }),
+      );
+      const inOrder = new SearchMemo();
+      const reversed = new SearchMemo();
+      for (const a of answers) inOrder.record(a.request, a.out);
+      for (const a of [...answers].reverse()) reversed.record(a.request, a.out);
+      expect(JSON.stringify(reversed)).toBe(JSON.stringify(inOrder));
+      for (const code of parents) expect(reversed.withKnown({ ...asked(9), code })).toEqual(inOrder.withKnown({ ...asked(9), code }));
     });
 
     it('a checkpoint of before keeps its knob searches\' points as knob points', () => {

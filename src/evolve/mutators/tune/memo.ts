@@ -23,7 +23,10 @@ import type { TuneResult } from './run.js';
  * Deterministic: a batch's requests are all built when its slots are
  * proposed, before any of its searches answers, and what an answer adds
  * does not depend on the order answers arrive in (the same point always has
- * the same objective).
+ * the same objective). Answers arrive in the order the workers finish, so
+ * what the memo hands out (a request's `known`, which is part of a queue
+ * job's content address, and the checkpoint) is sorted, never in the order
+ * it was recorded.
  */
 export class SearchMemo {
   private readonly byParent = new Map<string, Map<string, KnownPoint>>();
@@ -43,13 +46,13 @@ export class SearchMemo {
   }
 
   toJSON(): SearchMemoSnapshot {
-    return [...this.byParent].map(([key, points]) => [key, [...points.values()]]);
+    return [...this.byParent.keys()].sort().map((key) => [key, sorted(this.byParent.get(key)!)]);
   }
 
   /** The request with what earlier searches of its kind measured on its parent (unchanged when nothing). */
   withKnown(request: TuneRequest): TuneRequest {
     const known = this.byParent.get(memoKey(request));
-    return known && known.size > 0 ? { ...request, known: [...known.values()] } : request;
+    return known && known.size > 0 ? { ...request, known: sorted(known) } : request;
   }
 
   /** Keep what a search of `request.code` measured, and which point it proposed. */
@@ -63,6 +66,11 @@ export class SearchMemo {
     const chosen = result.chosen === undefined ? undefined : known.get(result.chosen);
     if (chosen) known.set(chosen.pair, { ...chosen, proposed: true });
   }
+}
+
+/** A parent's points by name: the same list whatever order the searches answered in. */
+function sorted(points: ReadonlyMap<string, KnownPoint>): KnownPoint[] {
+  return [...points.keys()].sort().map((k) => points.get(k)!);
 }
 
 /** Knob pairs and tuned children are different points: one map each per parent. */

@@ -26,6 +26,15 @@ const INITIAL_STEP = 0.3;
  */
 const GROW = Math.exp(1 / 3);
 const SHRINK = Math.exp(-1 / 12);
+/**
+ * Known points (no replay) a run may take, per replay of its budget. A
+ * second search of a parent retraces much of the first (same start, same
+ * step rule): on shifting (2026-12-04) 8 of a second search's first 11
+ * points were the first's. A cap of one per replay ended that search after 3
+ * of its 8 replays, on the first search's child; this one lets the budget go
+ * to new points, and still ends a search that meets nothing new.
+ */
+const KNOWN_PER_REPLAY = 4;
 
 /**
  * A seeded (1+1) evolution strategy over a candidate's numeric literals
@@ -36,8 +45,8 @@ const SHRINK = Math.exp(-1 / 12);
  *
  * A point whose code is known (measured by an earlier search of the same
  * parent, `request.known`, or earlier in this one; or the parent's own code)
- * costs no replay; at most `request.replays` such points are taken, so a
- * search that only meets known points still ends. A search that ends on a
+ * costs no replay; at most KNOWN_PER_REPLAY x `request.replays` such points
+ * are taken, so a search that only meets known points still ends. A search that ends on a
  * child proposed before answers no-edit: that child is a candidate already.
  */
 export function runTuning(request: TuneRequest, replay: (code: string, snapshot: number) => Evaluation): TuneResult {
@@ -79,7 +88,7 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   let successes = 0;
   let bestTried = Infinity;
   const perPoint = request.snapshots.length;
-  while (counted.replays + perPoint <= request.replays && reread < request.replays) {
+  while (counted.replays + perPoint <= request.replays && reread < KNOWN_PER_REPLAY * request.replays) {
     const y = x.map((v) => v + step * rng.normal(0, 1));
     let next = codeAt(request.code, literals, y);
     if (next === code) {
