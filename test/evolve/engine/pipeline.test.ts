@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { EvolutionRun, EvolveConfigSchema, type EvolveConfigInput } from '../../../src/evolve/engine/index.js';
@@ -73,8 +74,17 @@ describe('pipelined iterations', () => {
     const memo = JSON.parse((d.prepare("SELECT value FROM run_state WHERE key = 'searchMemo'").get() as { value: string }).value);
     d.close();
     expect(memo.length).toBeGreaterThan(0);
+    // The same checkpoint as a run of before tune's memo wrote it (key knobMemo, parents keyed by hash alone), resumed alike.
+    const old = tmpDb();
+    copyFileSync(killed, old);
+    const o = new Database(old);
+    const oldMemo = memo.map(([key, points]: [string, unknown]) => [key.replace(/^knobs:/, ''), points]);
+    o.prepare("UPDATE run_state SET key = 'knobMemo', value = ? WHERE key = 'searchMemo'").run(JSON.stringify(oldMemo));
+    o.close();
     await evolve(knobs, killed, true);
     expect(lineage(killed)).toEqual(lineage(whole));
+    await evolve(knobs, old, true);
+    expect(lineage(old)).toEqual(lineage(whole));
     // Some later search of a parent searched before read its pairs rather than replaying them.
     const w = new Database(whole, { readonly: true });
     const lines = (w.prepare("SELECT coalesce(failure_message, edit_summary) AS m FROM candidates WHERE mutator = 'knob-search'").all() as { m: string }[]).map((r) => r.m);
