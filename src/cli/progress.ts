@@ -119,11 +119,12 @@ export function progressBar(io: CliIO, label: string, total: number, options: Pr
       const t = now();
       if (base === undefined && done > 0) base = { done, at: t };
       if (t - started < QUIET_MS) return;
-      const state = stateAt(t, done, note);
       if (t - lastDraw < (mode === 'bar' ? REDRAW_MS : LINE_MS)) {
-        unwritten = state;
+        // A bar skips the redraw; lines keep the state for the end.
+        if (mode === 'lines') unwritten = stateAt(t, done, note);
         return;
       }
+      const state = stateAt(t, done, note);
       lastDraw = t;
       drawn = true;
       unwritten = undefined;

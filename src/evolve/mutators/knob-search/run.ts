@@ -3,6 +3,7 @@ import type { Evaluation } from '../../../evaluate/index.js';
 import type { CtxMechanics } from '../../../policy/index.js';
 import { parsePolicy } from '../policy-shape.js';
 import { knobEdit, knobPairs, namesGroup, type InsertableKnob } from '../structural/insert-knob.js';
+import { KnownPoints } from '../tune/known-points.js';
 import { countedObjective, formatObjective as fmt } from '../tune/objective.js';
 import type { TuneRequest } from '../tune/request.js';
 import type { TuneResult } from '../tune/run.js';
@@ -47,14 +48,12 @@ export function runKnobSearch(
     return { ok: false, kind: 'no-edit', message: `knob-search: all ${open.length} pairs are the settings in force`, replays: 0 };
   }
   new Rng(request.seed).shuffle(pairs);
-  const known = new Map((request.known ?? []).map((k) => [k.pair, k]));
+  const known = new KnownPoints(request.known);
   const objective = countedObjective(request, replay);
   const baseline = request.baseline ?? objective(request.code);
   const perPoint = request.snapshots.length;
   let best: { code: string; description: string; objective: number; label: string } | null = null;
   const tried: string[] = [];
-  const measured: { pair: string; objective: number | null }[] = [];
-  let reread = 0;
   for (const { knob, value } of pairs) {
     const label = pairLabel(knob, value);
     const before = known.get(label);
@@ -62,15 +61,13 @@ export function runKnobSearch(
     if (before?.proposed) continue;
     if (!before && objective.replays + perPoint > request.replays) continue;
     const edit = knobEdit({ code: request.code, program }, knob, value);
-    const f = before ? (before.objective ?? Infinity) : objective(edit.code);
-    if (before) reread++;
-    else measured.push({ pair: label, objective: Number.isFinite(f) ? f : null });
+    const f = known.objective(label, () => objective(edit.code));
     tried.push(`${label} ${fmt(f)}${before ? ' (known)' : ''}`);
     if (f < (best?.objective ?? baseline)) best = { code: edit.code, description: edit.description, objective: f, label };
   }
-  const notes = [skipped > 0 ? `${skipped} in force skipped` : '', reread > 0 ? `${reread} known from earlier searches` : ''].filter(Boolean).join(', ');
+  const notes = [skipped > 0 ? `${skipped} in force skipped` : '', known.reread > 0 ? `${known.reread} known from earlier searches` : ''].filter(Boolean).join(', ');
   const trail = `${tried.length} of ${pairs.length} pairs${notes ? ` (${notes})` : ''} in ${objective.replays} replays from ${fmt(baseline)}: ${tried.join(', ')}`;
-  if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays, measured };
+  if (!best) return { ok: false, kind: 'no-edit', message: `knob-search: ${trail}: nothing beat the start`, replays: objective.replays, measured: known.measured };
   return {
     ok: true,
     code: best.code,
@@ -78,7 +75,7 @@ export function runKnobSearch(
     replays: objective.replays,
     objective: best.objective,
     baseline,
-    measured,
+    measured: known.measured,
     chosen: best.label,
   };
 }

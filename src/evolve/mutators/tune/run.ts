@@ -2,6 +2,7 @@ import { codeHash } from '../../../common/code-hash.js';
 import { Rng } from '../../../common/rng.js';
 import type { Evaluation } from '../../../evaluate/index.js';
 import { parsePolicy } from '../policy-shape.js';
+import { KnownPoints } from './known-points.js';
 import { countedObjective, formatObjective as fmt } from './objective.js';
 import { codeAt, pickLiterals, toPoint, valueAt, type TunableLiteral } from './literals.js';
 import type { KnownPoint, TuneRequest } from './request.js';
@@ -46,8 +47,9 @@ const KNOWN_PER_REPLAY = 4;
  * A point whose code is known (measured by an earlier search of the same
  * parent, `request.known`, or earlier in this one; or the parent's own code)
  * costs no replay; at most KNOWN_PER_REPLAY x `request.replays` such points
- * are taken, so a search that only meets known points still ends. A search that ends on a
- * child proposed before answers no-edit: that child is a candidate already.
+ * are taken, so a search that only meets known points still ends. A search
+ * that ends on a child proposed before answers no-edit: that child is a
+ * candidate already.
  */
 export function runTuning(request: TuneRequest, replay: (code: string, snapshot: number) => Evaluation): TuneResult {
   let program;
@@ -60,26 +62,12 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   const literals = pickLiterals(program, request.maxLiterals, rng);
   if (literals.length === 0) return { ok: false, kind: 'no-edit', message: 'no numeric literal to tune', replays: 0 };
   const counted = countedObjective(request, replay);
-  const known = new Map((request.known ?? []).map((k) => [k.pair, k]));
-  const measured: Omit<KnownPoint, 'proposed'>[] = [];
-  let reread = 0;
-  const objective = (code: string): number => {
-    const key = codeHash(code);
-    const before = known.get(key);
-    if (before) {
-      reread++;
-      return before.objective ?? Infinity;
-    }
-    const f = counted(code);
-    const point = { pair: key, objective: Number.isFinite(f) ? f : null };
-    measured.push(point);
-    known.set(key, { ...point, proposed: false });
-    return f;
-  };
+  const known = new KnownPoints(request.known);
+  const objective = (code: string): number => known.objective(codeHash(code), () => counted(code));
   const start = toPoint(literals);
   const baseline = request.baseline ?? counted(request.code);
   // A point that rounds back to the parent is the parent: its objective is the baseline.
-  known.set(codeHash(request.code), { pair: codeHash(request.code), objective: baseline, proposed: false });
+  known.assume(codeHash(request.code), baseline);
   let x = start;
   let fx = baseline;
   let code = request.code;
@@ -88,7 +76,7 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
   let successes = 0;
   let bestTried = Infinity;
   const perPoint = request.snapshots.length;
-  while (counted.replays + perPoint <= request.replays && reread < KNOWN_PER_REPLAY * request.replays) {
+  while (counted.replays + perPoint <= request.replays && known.reread < KNOWN_PER_REPLAY * request.replays) {
     const y = x.map((v) => v + step * rng.normal(0, 1));
     let next = codeAt(request.code, literals, y);
     if (next === code) {
@@ -112,9 +100,10 @@ export function runTuning(request: TuneRequest, replay: (code: string, snapshot:
       step *= GROW;
     } else step *= SHRINK;
   }
-  const knownNote = reread > 0 ? ` (${reread} known, not replayed)` : '';
+  const knownNote = known.reread > 0 ? ` (${known.reread} known, not replayed)` : '';
   const trail = `(1+1)-ES on ${literals.length} literal${literals.length === 1 ? '' : 's'}, ${points} points${knownNote} in ${counted.replays} replays, ${successes} better, step ${INITIAL_STEP} -> ${step.toFixed(2)}`;
   const replays = counted.replays;
+  const measured = known.measured;
   if (code === request.code) {
     return { ok: false, kind: 'no-edit', message: `tune: ${trail}: nothing beat the start (objective ${fmt(baseline)}, best tried ${fmt(bestTried)})`, replays, measured };
   }
